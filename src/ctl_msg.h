@@ -1,0 +1,81 @@
+/*
+ * Control-connection messages: encoding and decoding only, no I/O.
+ *
+ * Wire format, all big-endian: a 12-byte header
+ *   u32 'NSTG' | u16 version | u16 type | u32 payload length
+ * then the payload: the type's fixed number of u64 fields, and for
+ * CTL_ACK a u16-length-prefixed text. A payload whose length is not
+ * exactly what its type needs is malformed.
+ *
+ * Conversation: client HELLO -> server ACK (status, data port, text)
+ * -> client opens the data flows -> server READY -> client START ...
+ * client STOP (its counts) -> server RESULT (its counts).
+ */
+#ifndef NETSTAGE_CTL_MSG_H
+#define NETSTAGE_CTL_MSG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define CTL_PROTO_MAGIC 0x4e535447u	/* "NSTG" */
+#define CTL_VERSION 1
+#define CTL_HDR_LEN 12
+#define CTL_TEXT_MAX 200
+#define CTL_MAX_FIELDS 12
+#define CTL_MAX_MSG (CTL_HDR_LEN + 8 * CTL_MAX_FIELDS + 2 + CTL_TEXT_MAX)
+
+enum ctl_type {
+	CTL_HELLO = 1,
+	CTL_ACK,
+	CTL_READY,
+	CTL_START,
+	CTL_STOP,
+	CTL_RESULT,
+	CTL_TYPE_END,
+};
+
+/* HELLO fields: the test parameters the server must share. */
+enum {
+	H_MAGIC,	/* the user's --magic */
+	H_WORKLOAD,	/* W_* bit */
+	H_FLOWS,
+	H_THREADS,
+	H_REQUEST,
+	H_RESPONSE,
+	H_BUFFER,
+	H_LENGTH,	/* test length, s */
+	H_FLAGS,	/* HF_* */
+	H_NFIELDS
+};
+
+enum { HF_CLIENT_READS = 1, HF_CLIENT_WRITES = 2 };
+
+/* ACK fields, then a text explaining a non-zero status. */
+enum { A_STATUS, A_DATA_PORT, A_NFIELDS };
+
+/* STOP and RESULT: one side's totals. */
+enum { R_TRANSACTIONS, R_BYTES_READ, R_BYTES_WRITTEN, R_NFIELDS };
+
+struct ctl_msg {
+	uint16_t type;
+	uint64_t f[CTL_MAX_FIELDS];
+	char text[CTL_TEXT_MAX + 1];
+};
+
+/* Number of u64 fields a type carries; -1 for an unknown type. */
+int ctl_nfields(unsigned int type);
+
+/* Encode into buf; returns the byte count or -1 if buf is too small. */
+int ctl_encode(const struct ctl_msg *m, uint8_t *buf, size_t len);
+
+/*
+ * Decode one message from buf. Returns the bytes consumed, 0 if buf
+ * holds only part of a message (read more), or -1 if it is malformed:
+ * not our magic or version, an unknown type, or a wrong length.
+ */
+int ctl_decode(const uint8_t *buf, size_t len, struct ctl_msg *m);
+
+/* Payload length a header announces, or -1 if the header is bad. */
+int ctl_header_payload(const uint8_t *hdr);
+
+#endif

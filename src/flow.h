@@ -1,0 +1,33 @@
+/*
+ * A flow: one data socket and the state of the message in progress on
+ * it. The worker owns it; the workload engines move it along.
+ */
+#ifndef NETSTAGE_FLOW_H
+#define NETSTAGE_FLOW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hist.h"
+
+struct flow {
+	int fd;
+	int id;			/* 0 .. num_flows - 1 on this side */
+	int state;		/* engine-specific */
+	int open;
+	size_t off;		/* bytes done of the message in progress */
+	uint64_t t_send;	/* rr client: when the request's send began */
+	uint32_t events;	/* epoll events armed now */
+	uint64_t transactions;
+	uint64_t bytes_read;
+	uint64_t bytes_written;
+	struct hist *lat;	/* rr client: this interval's latencies */
+	struct hist *lat_total;	/* rr client: every completed interval */
+};
+
+struct flow *flow_new(int fd, int id, int with_latency);
+/* Fold the interval histogram into the total and start a new interval. */
+void flow_close_interval(struct flow *f);
+void flow_free(struct flow *f);
+
+#endif

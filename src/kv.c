@@ -1,0 +1,112 @@
+#include <inttypes.h>
+#include <stdarg.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "kv.h"
+
+static void push(struct kv_list *l, const char *key, char *text,
+		 enum kv_type type)
+{
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 32;
+		l->v = xrealloc(l->v, l->cap, sizeof(*l->v));
+	}
+	l->v[l->n].key = xstrdup(key);
+	l->v[l->n].text = text;
+	l->v[l->n].type = type;
+	l->n++;
+}
+
+void kv_str(struct kv_list *l, const char *key, const char *val)
+{
+	push(l, key, xstrdup(val ? val : ""), KV_STR);
+}
+
+static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
+static char *fmt(const char *f, ...)
+{
+	char buf[64];
+	va_list ap;
+
+	va_start(ap, f);
+	vsnprintf(buf, sizeof(buf), f, ap);
+	va_end(ap);
+	return xstrdup(buf);
+}
+
+void kv_int(struct kv_list *l, const char *key, long long val)
+{
+	push(l, key, fmt("%lld", val), KV_INT);
+}
+
+void kv_uint(struct kv_list *l, const char *key, uint64_t val)
+{
+	push(l, key, fmt("%" PRIu64, val), KV_INT);
+}
+
+void kv_num(struct kv_list *l, const char *key, double val, int prec)
+{
+	if (!isfinite(val))
+		push(l, key, xstrdup("nan"), KV_NUM);
+	else
+		push(l, key, fmt("%.*f", prec, val), KV_NUM);
+}
+
+void kv_free(struct kv_list *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++) {
+		free(l->v[i].key);
+		free(l->v[i].text);
+	}
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+void kv_print(const struct kv_list *l, FILE *f, const char *prefix)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		fprintf(f, "%s%s=%s\n", prefix, l->v[i].key, l->v[i].text);
+}
+
+void json_string(FILE *f, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	fputc('"', f);
+	for (; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(f, "\\%c", *p);
+		else if (*p < 0x20)
+			fprintf(f, "\\u%04x", *p);
+		else
+			fputc(*p, f);
+	}
+	fputc('"', f);
+}
+
+void kv_json_members(const struct kv_list *l, FILE *f, int indent)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++) {
+		const struct kv *kv = &l->v[i];
+
+		fprintf(f, "%*s", indent, "");
+		json_string(f, kv->key);
+		fputs(": ", f);
+		if (kv->type == KV_STR)
+			json_string(f, kv->text);
+		else if (!strcmp(kv->text, "nan"))
+			fputs("null", f);
+		else
+			fputs(kv->text, f);
+		fputs(i + 1 < l->n ? ",\n" : "\n", f);
+	}
+}

@@ -1,0 +1,211 @@
+/*
+ * --local: server and client in one invocation on loopback. The server
+ * runs as a child process (its own threads, its own results) on free
+ * ports it reports through a pipe; its stdout goes to a temporary file
+ * that is printed after the client's results, every key prefixed
+ * "server." while the client's are prefixed "client.". With --json the
+ * two documents become one: {"client": ..., "server": ...}.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "report.h"
+#include "run.h"
+#include "side.h"
+
+#define SERVER_START_MS 10000
+#define SERVER_EXIT_MS 20000
+
+struct local {
+	char *user_json;
+	char *client_json;
+	char *server_json;
+	FILE *server_out;
+	pid_t pid;
+};
+
+static void run_child(struct options *o, const struct workload *wl,
+		      struct local *l, int port_fd)
+{
+	int rc;
+
+	dup2(fileno(l->server_out), STDOUT_FILENO);
+	o->client = 0;
+	o->local = 0;
+	o->enable_write = 0;
+	o->enable_read = 1;
+	o->quiet = 1;
+	o->control_port = 0;
+	o->port = 0;
+	o->port_fd = port_fd;
+	/* Loopback only, unless the user named an address. */
+	if (!o->local_host)
+		o->local_host = xstrdup(o->ipv6 ? "::1" : "127.0.0.1");
+	snprintf(o->prefix, sizeof(o->prefix), "server.");
+	log_set_role("netstage server");
+	free(o->json);
+	o->json = l->server_json ? xstrdup(l->server_json) : NULL;
+	if (o->all_samples) {
+		char *p = side_server_path(o->all_samples);
+
+		free(o->all_samples);
+		o->all_samples = p;
+	}
+	options_print(o, wl->name);
+	rc = server_run(o, wl);
+	fflush(stdout);
+	_exit(rc);
+}
+
+static int read_port(int fd, pid_t pid)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	unsigned char b[2];
+
+	if (poll(&p, 1, SERVER_START_MS) <= 0 || read(fd, b, 2) != 2) {
+		kill(pid, SIGTERM);
+		return -1;
+	}
+	return b[0] << 8 | b[1];
+}
+
+static int reap(pid_t pid)
+{
+	uint64_t deadline = now_ns() + SERVER_EXIT_MS * 1000000ULL;
+	int status;
+
+	while (waitpid(pid, &status, WNOHANG) == 0) {
+		if (now_ns() > deadline) {
+			log_err("server did not exit in time; killed it");
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			return EXIT_RUNTIME;
+		}
+		usleep(10000);
+	}
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	return EXIT_RUNTIME;
+}
+
+static void copy_file(FILE *from, FILE *to)
+{
+	char buf[4096];
+	size_t n;
+
+	rewind(from);
+	while ((n = fread(buf, 1, sizeof(buf), from)) > 0)
+		fwrite(buf, 1, n, to);
+}
+
+static int embed(FILE *to, const char *path)
+{
+	FILE *f = path ? fopen(path, "r") : NULL;
+
+	if (!f) {
+		fputs("null", to);
+		return -1;
+	}
+	copy_file(f, to);
+	fclose(f);
+	return 0;
+}
+
+/* One document from the two sides' documents. */
+static int merge_json(struct local *l)
+{
+	struct out_file out;
+	char err[256];
+
+	if (out_open(&out, l->user_json, err, sizeof(err)))
+		return log_err("%s", err), -1;
+	fputs("{\"client\":\n", out.f);
+	embed(out.f, l->client_json);
+	fputs(",\n\"server\":\n", out.f);
+	embed(out.f, l->server_json);
+	fputs("}\n", out.f);
+	if (out_commit(&out, err, sizeof(err)))
+		return log_err("%s", err), -1;
+	return 0;
+}
+
+static char *tmp_name(const char *path, const char *tag)
+{
+	size_t n = strlen(path) + 40;
+	char *s = xcalloc(1, n);
+
+	snprintf(s, n, "%s.%s.%d", path, tag, (int)getpid());
+	return s;
+}
+
+static void local_free(struct local *l)
+{
+	if (l->client_json)
+		unlink(l->client_json);
+	if (l->server_json)
+		unlink(l->server_json);
+	free(l->client_json);
+	free(l->server_json);
+	free(l->user_json);
+	if (l->server_out)
+		fclose(l->server_out);
+}
+
+int local_run(struct options *o, const struct workload *wl)
+{
+	struct local l = { 0 };
+	int pfd[2], port, rc, src;
+
+	l.server_out = tmpfile();
+	if (!l.server_out || pipe2(pfd, O_CLOEXEC)) {
+		log_err("--local: %s", strerror(errno));
+		return EXIT_RUNTIME;
+	}
+	if (o->json) {
+		l.user_json = o->json;
+		l.client_json = tmp_name(o->json, "client");
+		l.server_json = tmp_name(o->json, "server");
+		o->json = xstrdup(l.client_json);
+	}
+	fflush(stdout);
+	l.pid = fork();
+	if (l.pid < 0) {
+		log_err("fork: %s", strerror(errno));
+		local_free(&l);
+		return EXIT_RUNTIME;
+	}
+	if (l.pid == 0) {
+		close(pfd[0]);
+		run_child(o, wl, &l, pfd[1]);
+	}
+	close(pfd[1]);
+	port = read_port(pfd[0], l.pid);
+	close(pfd[0]);
+	if (port < 0) {
+		log_err("--local: the server did not start");
+		rc = EXIT_RUNTIME;
+	} else {
+		o->control_port = port;
+		free(o->host);
+		o->host = xstrdup(o->ipv6 ? "::1" : "127.0.0.1");
+		options_print(o, wl->name);
+		rc = client_run(o, wl);
+	}
+	if (rc)
+		/* The server would wait for a client that will not come. */
+		kill(l.pid, SIGTERM);
+	src = reap(l.pid);
+	fflush(stdout);
+	copy_file(l.server_out, stdout);
+	fflush(stdout);
+	if (!rc && !src && l.user_json && merge_json(&l))
+		rc = EXIT_RUNTIME;
+	local_free(&l);
+	return rc ? rc : src;
+}

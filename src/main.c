@@ -1,0 +1,105 @@
+/*
+ * netstage: pick the workload by the name the program was called as
+ * (tcp_rr, tcp_stream, udp_stream links) or by its first argument, parse
+ * the options, print them, and run as server, client, or both.
+ */
+#include <libgen.h>
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "options.h"
+#include "run.h"
+#include "side.h"
+#include "workload.h"
+
+static void usage_all(FILE *f)
+{
+	fprintf(f,
+		"usage: netstage WORKLOAD [options]   (WORKLOAD: %s)\n"
+		"       netstage WORKLOAD --help      options of a workload\n"
+		"  e.g. netstage tcp_rr --local -l 5\n",
+		workload_names());
+}
+
+static void on_alarm(int sig)
+{
+	static const char msg[] = "netstage: --suicide-length reached\n";
+
+	(void)sig;
+	if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0)
+		_exit(EXIT_RUNTIME);
+	_exit(EXIT_RUNTIME);
+}
+
+static const struct workload *pick(int *argc, char ***argv)
+{
+	const struct workload *wl = workload_find(basename((*argv)[0]));
+
+	if (wl)
+		return wl;
+	if (*argc < 2 || !strcmp((*argv)[1], "--help") ||
+	    !strcmp((*argv)[1], "-h")) {
+		usage_all(*argc < 2 ? stderr : stdout);
+		exit(*argc < 2 ? EXIT_USAGE : 0);
+	}
+	wl = workload_find((*argv)[1]);
+	if (!wl) {
+		log_err("unknown workload '%s' (one of: %s)", (*argv)[1],
+			workload_names());
+		exit(EXIT_USAGE);
+	}
+	(*argc)--;
+	(*argv)++;
+	return wl;
+}
+
+static int run(struct options *o, const struct workload *wl)
+{
+	if (o->local)
+		snprintf(o->prefix, sizeof(o->prefix), "client.");
+	/* --local prints each side's options once its ports are known. */
+	if (!o->local || o->dry_run)
+		options_print(o, wl->name);
+	if (o->dry_run)
+		return 0;
+	install_signal_handlers();
+	if (o->suicide_length) {
+		signal(SIGALRM, on_alarm);
+		alarm(o->suicide_length);
+	}
+	if (o->local)
+		return local_run(o, wl);
+	if (!o->client)
+		log_set_role("netstage server");
+	return o->client ? client_run(o, wl) : server_run(o, wl);
+}
+
+int main(int argc, char **argv)
+{
+	const struct workload *wl = pick(&argc, &argv);
+	struct options o;
+	char err[320];
+	int rc;
+
+	if (options_parse(&o, wl->bit, argc, argv, err, sizeof(err))) {
+		log_err("%s", err);
+		options_free(&o);
+		return EXIT_USAGE;
+	}
+	if (o.help) {
+		options_usage(wl->bit, wl->name);
+		options_free(&o);
+		return 0;
+	}
+	if (options_validate(&o, err, sizeof(err))) {
+		log_err("%s", err);
+		options_free(&o);
+		return EXIT_USAGE;
+	}
+	log_enable_info(o.logtostderr);
+	rc = run(&o, wl);
+	options_free(&o);
+	return rc;
+}

@@ -1,0 +1,197 @@
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "net.h"
+#include "options.h"
+
+#ifndef TCP_RTO_MIN_US
+#define TCP_RTO_MIN_US 45	/* Linux 6.15; older headers lack it */
+#endif
+
+int net_family(const struct options *o)
+{
+	return o->ipv4 ? AF_INET : o->ipv6 ? AF_INET6 : AF_UNSPEC;
+}
+
+int net_resolve(const char *host, int port, int family, struct addr *out,
+		char *err, size_t len)
+{
+	struct addrinfo hints = { .ai_family = family }, *ai;
+	char service[16];
+	int rc;
+
+	if (!host && family == AF_UNSPEC)
+		hints.ai_family = AF_INET6;
+	hints.ai_flags = host ? AI_ADDRCONFIG : AI_PASSIVE;
+	snprintf(service, sizeof(service), "%d", port);
+	rc = getaddrinfo(host, service, &hints, &ai);
+	if (rc == EAI_ADDRFAMILY || (rc && !host && !family)) {
+		hints.ai_family = host ? family : AF_INET;
+		hints.ai_flags &= ~AI_ADDRCONFIG;
+		rc = getaddrinfo(host, service, &hints, &ai);
+	}
+	if (rc) {
+		snprintf(err, len, "cannot resolve '%s': %s",
+			 host ? host : "*", gai_strerror(rc));
+		return -1;
+	}
+	memcpy(&out->ss, ai->ai_addr, ai->ai_addrlen);
+	out->len = ai->ai_addrlen;
+	freeaddrinfo(ai);
+	return 0;
+}
+
+static int set_int(int fd, int level, int opt, int val)
+{
+	return setsockopt(fd, level, opt, &val, sizeof(val));
+}
+
+static int sys_fail(int fd, char *err, size_t len, const char *what)
+{
+	snprintf(err, len, "%s: %s", what, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	return -1;
+}
+
+int net_listen(const struct options *o, int socktype, int port,
+	       int reuseport, char *err, size_t len)
+{
+	char where[80], what[120];
+	struct addr a;
+	int fd;
+
+	if (net_resolve(o->local_host, port, net_family(o), &a, err, len))
+		return -1;
+	fd = socket(a.ss.ss_family, socktype | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return sys_fail(-1, err, len, "socket");
+	if (a.ss.ss_family == AF_INET6 && !o->ipv6)
+		set_int(fd, IPPROTO_IPV6, IPV6_V6ONLY, 0);
+	/* The control socket always reuses: a rerun must not wait out TIME_WAIT. */
+	set_int(fd, SOL_SOCKET, SO_REUSEADDR, 1);
+	if ((reuseport || o->reuseport) &&
+	    set_int(fd, SOL_SOCKET, SO_REUSEPORT, 1))
+		return sys_fail(fd, err, len, "setsockopt(SO_REUSEPORT)");
+	net_addr_str(&a, where, sizeof(where));
+	if (bind(fd, (struct sockaddr *)&a.ss, a.len)) {
+		snprintf(what, sizeof(what), "bind %s", where);
+		return sys_fail(fd, err, len, what);
+	}
+	if (socktype == SOCK_STREAM && listen(fd, o->listen_backlog))
+		return sys_fail(fd, err, len, "listen");
+	return fd;
+}
+
+static int wait_connected(int fd, int timeout_ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLOUT };
+	socklen_t sl = sizeof(int);
+	int rc, soerr = 0;
+
+	do
+		rc = poll(&p, 1, timeout_ms);
+	while (rc < 0 && errno == EINTR);
+	if (rc == 0) {
+		errno = ETIMEDOUT;
+		return -1;
+	}
+	if (rc < 0 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl))
+		return -1;
+	errno = soerr;
+	return soerr ? -1 : 0;
+}
+
+int net_connect(const struct options *o, int socktype, const struct addr *a,
+		int timeout_ms, char *err, size_t len)
+{
+	char where[80], what[120];
+	struct addr local;
+	int fd;
+
+	fd = socket(a->ss.ss_family, socktype | SOCK_CLOEXEC | SOCK_NONBLOCK,
+		    0);
+	if (fd < 0)
+		return sys_fail(-1, err, len, "socket");
+	if (o->local_host) {
+		if (net_resolve(o->local_host, 0, a->ss.ss_family, &local, err,
+				len)) {
+			close(fd);
+			return -1;
+		}
+		if (bind(fd, (struct sockaddr *)&local.ss, local.len))
+			return sys_fail(fd, err, len, "bind --local-host");
+	}
+	net_addr_str(a, where, sizeof(where));
+	snprintf(what, sizeof(what), "connect to %s", where);
+	if (connect(fd, (struct sockaddr *)&a->ss, a->len) &&
+	    (errno != EINPROGRESS || wait_connected(fd, timeout_ms)))
+		return sys_fail(fd, err, len, what);
+	net_set_nonblock(fd, 0);
+	return fd;
+}
+
+int net_data_sockopts(const struct options *o, int fd, int socktype,
+		      char *err, size_t len)
+{
+	if (socktype == SOCK_STREAM && set_int(fd, IPPROTO_TCP, TCP_NODELAY, 1))
+		return sys_fail(-1, err, len, "setsockopt(TCP_NODELAY)");
+	if (o->max_pacing_rate &&
+	    setsockopt(fd, SOL_SOCKET, SO_MAX_PACING_RATE, &o->max_pacing_rate,
+		       sizeof(o->max_pacing_rate)))
+		return sys_fail(-1, err, len, "setsockopt(SO_MAX_PACING_RATE)");
+	if (socktype == SOCK_STREAM && o->min_rto &&
+	    set_int(fd, IPPROTO_TCP, TCP_RTO_MIN_US, o->min_rto * 1000))
+		return sys_fail(-1, err, len,
+				"setsockopt(TCP_RTO_MIN_US) for --min-rto");
+	if (o->debug && set_int(fd, SOL_SOCKET, SO_DEBUG, 1))
+		return sys_fail(-1, err, len, "setsockopt(SO_DEBUG)");
+	return 0;
+}
+
+int net_set_nonblock(int fd, int on)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl < 0)
+		return -1;
+	return fcntl(fd, F_SETFL, on ? fl | O_NONBLOCK : fl & ~O_NONBLOCK);
+}
+
+int net_local_port(int fd)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+
+	if (getsockname(fd, (struct sockaddr *)&ss, &sl))
+		return -1;
+	if (ss.ss_family == AF_INET6)
+		return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+	return ntohs(((struct sockaddr_in *)&ss)->sin_port);
+}
+
+void net_addr_str(const struct addr *a, char *buf, size_t len)
+{
+	char host[INET6_ADDRSTRLEN] = "?";
+
+	if (a->ss.ss_family == AF_INET6) {
+		const struct sockaddr_in6 *s6 = (const void *)&a->ss;
+
+		inet_ntop(AF_INET6, &s6->sin6_addr, host, sizeof(host));
+		snprintf(buf, len, "[%s]:%d", host, ntohs(s6->sin6_port));
+	} else {
+		const struct sockaddr_in *s4 = (const void *)&a->ss;
+
+		inet_ntop(AF_INET, &s4->sin_addr, host, sizeof(host));
+		snprintf(buf, len, "%s:%d", host, ntohs(s4->sin_port));
+	}
+}

@@ -1,0 +1,45 @@
+/* Sockets: resolution, listening, connecting, per-socket options. */
+#ifndef NETSTAGE_NET_H
+#define NETSTAGE_NET_H
+
+#include <stddef.h>
+#include <sys/socket.h>
+
+struct options;
+
+struct addr {
+	struct sockaddr_storage ss;
+	socklen_t len;
+};
+
+/* AF_INET, AF_INET6 or AF_UNSPEC from -4/-6. */
+int net_family(const struct options *o);
+
+/*
+ * Resolve host (NULL: the wildcard address) and port. The wildcard with
+ * AF_UNSPEC is IPv6, made dual-stack by net_listen.
+ */
+int net_resolve(const char *host, int port, int family, struct addr *out,
+		char *err, size_t len);
+
+/*
+ * A listening TCP socket or a bound UDP socket on `port` (0: any).
+ * reuseport makes several sockets share a port (one per server thread).
+ */
+int net_listen(const struct options *o, int socktype, int port,
+	       int reuseport, char *err, size_t len);
+
+/* Connect, bounded by timeout_ms; the socket is left blocking. */
+int net_connect(const struct options *o, int socktype, const struct addr *a,
+		int timeout_ms, char *err, size_t len);
+
+/* Options every data socket gets: TCP_NODELAY, pacing, RTO, SO_DEBUG. */
+int net_data_sockopts(const struct options *o, int fd, int socktype,
+		      char *err, size_t len);
+
+int net_set_nonblock(int fd, int on);
+int net_local_port(int fd);
+/* "addr:port" (IPv6 as "[addr]:port") for messages. */
+void net_addr_str(const struct addr *a, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,554 @@
+#include <errno.h>
+#include <stdarg.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <netdb.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "common.h"
+#include "options.h"
+
+enum opt_type {
+	T_BOOL,		/* no argument: sets 1 */
+	T_INT,		/* int within [min, max] */
+	T_U64,		/* unsigned 64-bit */
+	T_DOUBLE,	/* > 0 */
+	T_STR,
+	T_OPTSTR,	/* optional argument; bare flag takes defval */
+	T_PCT,		/* percentile list */
+	T_TRIGGER,	/* level|edge into an int */
+	T_IOMODE,
+	T_DELAY,	/* duration: ns, or with ns/us/ms/s suffix */
+};
+
+struct opt_def {
+	const char *name;
+	char shortopt;
+	enum opt_type type;
+	size_t off;
+	unsigned int mask;
+	const char *defval;	/* parsed like user input at start-up */
+	long long min, max;
+	const char *usage;
+};
+
+#define O(f) offsetof(struct options, f)
+
+static const struct opt_def defs[] = {
+	{ "client", 'c', T_BOOL, O(client), W_ALL, NULL, 0, 0,
+	  "run as the client (default: server)" },
+	{ "host", 'H', T_STR, O(host), W_ALL, NULL, 0, 0,
+	  "server host name or address (client)" },
+	{ "local_host", 'L', T_STR, O(local_host), W_ALL, NULL, 0, 0,
+	  "local address to bind to" },
+	{ "control_port", 'C', T_INT, O(control_port), W_ALL, "12866", 0,
+	  65535, "control connection port" },
+	{ "port", 'P', T_INT, O(port), W_ALL, "12867", 0, 65535,
+	  "data port" },
+	{ "ipv4", '4', T_BOOL, O(ipv4), W_ALL, NULL, 0, 0,
+	  "use IPv4 only" },
+	{ "ipv6", '6', T_BOOL, O(ipv6), W_ALL, NULL, 0, 0,
+	  "use IPv6 only" },
+	{ "maxevents", 0, T_INT, O(maxevents), W_ALL, "1000", 1, 1 << 20,
+	  "events per epoll_wait() call" },
+	{ "num_flows", 'F', T_INT, O(num_flows), W_ALL, "1", 1, 1 << 20,
+	  "total number of flows (connections)" },
+	{ "num_threads", 'T', T_INT, O(num_threads), W_ALL, "1", 1, 4096,
+	  "number of worker threads" },
+	{ "num_clients", 0, T_INT, O(num_clients), W_ALL, "1", 1, 1024,
+	  "clients a server waits for before starting" },
+	{ "test_length", 'l', T_INT, O(test_length), W_ALL, "10", 1,
+	  1000000, "test length in seconds" },
+	{ "pin_cpu", 'U', T_BOOL, O(pin_cpu), W_ALL, NULL, 0, 0,
+	  "pin worker thread i to CPU i modulo the CPU count" },
+	{ "dry_run", 'n', T_BOOL, O(dry_run), W_ALL, NULL, 0, 0,
+	  "print the options and exit" },
+	{ "logtostderr", 0, T_BOOL, O(logtostderr), W_ALL, NULL, 0, 0,
+	  "log progress of set-up and tear-down to stderr" },
+	{ "nonblocking", 0, T_BOOL, O(nonblocking), W_ALL, NULL, 0, 0,
+	  "make every data socket non-blocking (rr; stream always is)" },
+	{ "edge_trigger", 'E', T_BOOL, O(edge_trigger), W_ALL, NULL, 0, 0,
+	  "edge-triggered epoll" },
+	{ "epoll_trigger", 0, T_TRIGGER, O(edge_trigger), W_ALL, NULL, 0, 0,
+	  "epoll trigger: level or edge" },
+	{ "io_mode", 0, T_IOMODE, O(io_mode), W_ALL, "epoll", 0, 0,
+	  "epoll, or blocking (rr, one flow per thread)" },
+	{ "delay", 'D', T_DELAY, O(delay), W_ALL, "0", 0, 0,
+	  "delay between sends: ns, or with suffix ns/us/ms/s" },
+	{ "magic", 'M', T_INT, O(magic), W_ALL, "42", INT_MIN, INT_MAX,
+	  "shared secret of the control connection" },
+	{ "suicide_length", 's', T_INT, O(suicide_length), W_ALL, "0", 0,
+	  1000000, "exit after this many seconds whatever happens (0: off)" },
+	{ "debug", 'd', T_BOOL, O(debug), W_ALL, NULL, 0, 0,
+	  "set SO_DEBUG on data sockets" },
+	{ "all_samples", 'A', T_OPTSTR, O(all_samples), W_ALL, "samples.csv",
+	  0, 0, "write per-interval, per-flow samples (CSV) to FILE" },
+	{ "interval", 'I', T_DOUBLE, O(interval), W_ALL, "1.0", 0, 0,
+	  "seconds between samples" },
+	{ "percentiles", 'p', T_PCT, O(percentiles), W_RR, NULL, 0, 0,
+	  "latency percentiles for samples.csv and results (list)" },
+	{ "json", 'J', T_STR, O(json), W_ALL, NULL, 0, 0,
+	  "write options and results as JSON to FILE" },
+	{ "quiet", 'q', T_BOOL, O(quiet), W_ALL, NULL, 0, 0,
+	  "no progress line per interval on stderr" },
+	{ "local", 0, T_BOOL, O(local), W_ALL, NULL, 0, 0,
+	  "run server and client together on loopback" },
+	{ "max_pacing_rate", 'm', T_U64, O(max_pacing_rate), W_ALL, "0", 0, 0,
+	  "SO_MAX_PACING_RATE in bytes/s (0: off)" },
+	{ "min_rto", 0, T_INT, O(min_rto), W_TCP_RR | W_TCP_STREAM, "0", 0,
+	  120000, "minimum TCP retransmission timeout in ms (0: default)" },
+	{ "listen_backlog", 0, T_INT, O(listen_backlog), W_ALL, "128", 1,
+	  65535, "backlog of listen()" },
+	{ "reuseaddr", 'R', T_BOOL, O(reuseaddr), W_STREAM, NULL, 0, 0,
+	  "SO_REUSEADDR on listening sockets" },
+	{ "reuseaddr", 0, T_BOOL, O(reuseaddr), W_RR, NULL, 0, 0,
+	  "SO_REUSEADDR on listening sockets" },
+	{ "reuseport", 0, T_BOOL, O(reuseport), W_ALL, NULL, 0, 0,
+	  "SO_REUSEPORT on listening sockets" },
+	{ "request_size", 'Q', T_INT, O(request_size), W_RR, "1", 1,
+	  64 << 20, "bytes in a request" },
+	{ "response_size", 'R', T_INT, O(response_size), W_RR, "1", 1,
+	  64 << 20, "bytes in a response" },
+	{ "buffer_size", 'B', T_INT, O(buffer_size), W_RR, "65536", 1,
+	  64 << 20, "bytes per send()/recv() at most" },
+	{ "buffer_size", 'B', T_INT, O(buffer_size), W_TCP_STREAM, "16384", 1,
+	  64 << 20, "bytes per send()/recv()" },
+	{ "buffer_size", 'B', T_INT, O(buffer_size), W_UDP_STREAM, "1400", 1,
+	  65507, "bytes per datagram" },
+	{ "enable_read", 'r', T_BOOL, O(enable_read), W_STREAM, NULL, 0, 0,
+	  "read from flows (on by default for the server)" },
+	{ "enable_write", 'w', T_BOOL, O(enable_write), W_STREAM, NULL, 0, 0,
+	  "write to flows (on by default for the client)" },
+	{ "help", 'h', T_BOOL, O(help), W_ALL, NULL, 0, 0,
+	  "show this help" },
+};
+
+#define FIELD(o, d, type) ((type *)((char *)(o) + (d)->off))
+
+static void dashed(char *dst, size_t len, const char *name)
+{
+	size_t i;
+
+	for (i = 0; name[i] && i + 1 < len; i++)
+		dst[i] = name[i] == '_' ? '-' : name[i];
+	dst[i] = '\0';
+}
+
+static int fail(char *err, size_t len, const struct opt_def *d,
+		const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static int fail(char *err, size_t len, const struct opt_def *d,
+		const char *fmt, ...)
+{
+	char msg[200];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (d) {
+		char name[40];
+
+		dashed(name, sizeof(name), d->name);
+		snprintf(err, len, "option --%s: %s", name, msg);
+	}
+	else
+		snprintf(err, len, "%s", msg);
+	return -1;
+}
+
+
+int percentiles_parse(struct percentiles *p, const char *s)
+{
+	char *copy = xstrdup(s), *tok, *save = NULL, *end;
+	int rc = 0;
+
+	p->n = 0;
+	for (tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		double v;
+
+		errno = 0;
+		v = strtod(tok, &end);
+		if (errno || end == tok || *end || !isfinite(v) || v < 0 ||
+		    v > 100 || p->n == MAX_PERCENTILES) {
+			rc = -1;
+			break;
+		}
+		p->p[p->n++] = v;
+	}
+	free(copy);
+	return rc;
+}
+
+static int parse_ll(const char *s, long long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoll(s, &end, 0);
+	return (errno || end == s || *end) ? -1 : 0;
+}
+
+static int parse_delay(const char *s, uint64_t *out)
+{
+	static const struct { const char *sfx; uint64_t mul; } units[] = {
+		{ "", 1 }, { "ns", 1 }, { "us", 1000 }, { "ms", 1000000 },
+		{ "s", NSEC_PER_SEC },
+	};
+	char *end;
+	double v;
+	size_t i;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || !isfinite(v) || v < 0)
+		return -1;
+	for (i = 0; i < ARRAY_SIZE(units); i++) {
+		if (!strcmp(end, units[i].sfx)) {
+			if (v * units[i].mul > 1e15)
+				return -1;
+			*out = (uint64_t)(v * units[i].mul);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static int set_value(struct options *o, const struct opt_def *d,
+		     const char *arg, char *err, size_t len)
+{
+	long long ll;
+	char *end;
+	double v;
+
+	switch (d->type) {
+	case T_BOOL:
+		*FIELD(o, d, int) = 1;
+		return 0;
+	case T_INT:
+		if (parse_ll(arg, &ll))
+			return fail(err, len, d, "'%s' is not an integer", arg);
+		if (ll < d->min || ll > d->max)
+			return fail(err, len, d, "%lld is out of range [%lld, %lld]",
+				    ll, d->min, d->max);
+		*FIELD(o, d, int) = (int)ll;
+		return 0;
+	case T_U64:
+		if (parse_ll(arg, &ll) || ll < 0)
+			return fail(err, len, d,
+				    "'%s' is not a non-negative integer", arg);
+		*FIELD(o, d, uint64_t) = (uint64_t)ll;
+		return 0;
+	case T_DOUBLE:
+		errno = 0;
+		v = strtod(arg, &end);
+		if (errno || end == arg || *end || !isfinite(v) || v < 0.001 ||
+		    v > 3600)
+			return fail(err, len, d,
+				    "'%s' is not a number in [0.001, 3600]",
+				    arg);
+		*FIELD(o, d, double) = v;
+		return 0;
+	case T_STR:
+	case T_OPTSTR:
+		if (!arg && d->type == T_OPTSTR)
+			arg = d->defval;
+		if (!*arg)
+			return fail(err, len, d, "empty value");
+		free(*FIELD(o, d, char *));
+		*FIELD(o, d, char *) = xstrdup(arg);
+		return 0;
+	case T_PCT:
+		if (percentiles_parse(FIELD(o, d, struct percentiles), arg))
+			return fail(err, len, d,
+				    "'%s' is not a list of up to %d numbers in [0, 100]",
+				    arg, MAX_PERCENTILES);
+		return 0;
+	case T_TRIGGER:
+		if (strcmp(arg, "level") && strcmp(arg, "edge"))
+			return fail(err, len, d,
+				    "'%s' is neither 'level' nor 'edge'", arg);
+		*FIELD(o, d, int) = !strcmp(arg, "edge");
+		return 0;
+	case T_IOMODE:
+		if (!strcmp(arg, "epoll"))
+			*FIELD(o, d, enum io_mode) = IO_EPOLL;
+		else if (!strcmp(arg, "blocking"))
+			*FIELD(o, d, enum io_mode) = IO_BLOCKING;
+		else
+			return fail(err, len, d,
+				    "'%s' is neither 'epoll' nor 'blocking'", arg);
+		return 0;
+	case T_DELAY:
+		if (parse_delay(arg, FIELD(o, d, uint64_t)))
+			return fail(err, len, d,
+				    "'%s' is not a duration (e.g. 500, 20us, 1ms)",
+				    arg);
+		return 0;
+	}
+	return fail(err, len, d, "internal: unknown type");
+}
+
+static void set_defaults(struct options *o, unsigned int wl)
+{
+	char err[256];
+	size_t i;
+
+	memset(o, 0, sizeof(*o));
+	o->workload = wl;
+	for (i = 0; i < ARRAY_SIZE(defs); i++) {
+		const struct opt_def *d = &defs[i];
+
+		if ((d->mask & wl) && d->defval && d->type != T_OPTSTR &&
+		    set_value(o, d, d->defval, err, sizeof(err)))
+			abort();	/* a bad table entry is a bug */
+	}
+}
+
+/* getopt_long wants a table; ours has both spellings of each name. */
+struct getopt_tables {
+	struct option longopts[2 * ARRAY_SIZE(defs) + 1];
+	char names[ARRAY_SIZE(defs)][40];
+	char shortopts[3 * ARRAY_SIZE(defs) + 2];
+};
+
+static int has_arg(const struct opt_def *d)
+{
+	if (d->type == T_BOOL)
+		return no_argument;
+	return d->type == T_OPTSTR ? optional_argument : required_argument;
+}
+
+static void build_tables(struct getopt_tables *t, unsigned int wl)
+{
+	size_t i, nl = 0, ns = 0;
+
+	t->shortopts[ns++] = ':';	/* report missing arguments as ':' */
+	for (i = 0; i < ARRAY_SIZE(defs); i++) {
+		const struct opt_def *d = &defs[i];
+		int ha = has_arg(d);
+
+		if (!(d->mask & wl))
+			continue;
+		t->longopts[nl++] = (struct option){ d->name, ha, NULL, 256 + i };
+		dashed(t->names[i], sizeof(t->names[i]), d->name);
+		if (strcmp(t->names[i], d->name))
+			t->longopts[nl++] = (struct option){ t->names[i], ha,
+							     NULL, 256 + i };
+		if (d->shortopt) {
+			t->shortopts[ns++] = d->shortopt;
+			if (ha != no_argument)
+				t->shortopts[ns++] = ':';
+			if (ha == optional_argument)
+				t->shortopts[ns++] = ':';
+		}
+	}
+	t->shortopts[ns] = '\0';
+	memset(&t->longopts[nl], 0, sizeof(t->longopts[nl]));
+}
+
+static const struct opt_def *by_short(int c, unsigned int wl)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(defs); i++)
+		if (defs[i].shortopt == c && (defs[i].mask & wl))
+			return &defs[i];
+	return NULL;
+}
+
+static int bad_option(int c, char **argv, char *err, size_t len)
+{
+	const char *arg = argv[optind - 1];
+
+	if (c == ':')
+		return fail(err, len, NULL, "option '%s' needs a value", arg);
+	if (optopt && !(arg[0] == '-' && arg[1] == '-'))
+		return fail(err, len, NULL, "unknown option '-%c'", optopt);
+	return fail(err, len, NULL, "unknown option '%s'", arg);
+}
+
+int options_parse(struct options *o, unsigned int wl, int argc, char **argv,
+		  char *err, size_t len)
+{
+	struct getopt_tables *t = xcalloc(1, sizeof(*t));
+	int c, rc = 0;
+
+	set_defaults(o, wl);
+	build_tables(t, wl);
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, t->shortopts, t->longopts,
+				NULL)) != -1) {
+		const struct opt_def *d;
+
+		if (c == '?' || c == ':') {
+			rc = bad_option(c, argv, err, len);
+			break;
+		}
+		d = c >= 256 ? &defs[c - 256] : by_short(c, wl);
+		rc = set_value(o, d, optarg, err, len);
+		if (rc)
+			break;
+	}
+	if (!rc && optind < argc)
+		rc = fail(err, len, NULL, "unexpected argument '%s'",
+			  argv[optind]);
+	free(t);
+	return rc;
+}
+
+static int check_resolves(const struct options *o, const char *name,
+			  const char *what, char *err, size_t len)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai;
+	int rc;
+
+	hints.ai_family = o->ipv4 ? AF_INET : o->ipv6 ? AF_INET6 : AF_UNSPEC;
+	rc = getaddrinfo(name, NULL, &hints, &ai);
+	if (rc)
+		return fail(err, len, NULL, "option --%s: cannot resolve '%s': %s",
+			    what, name, gai_strerror(rc));
+	freeaddrinfo(ai);
+	return 0;
+}
+
+int options_validate(struct options *o, char *err, size_t len)
+{
+	if (o->ipv4 && o->ipv6)
+		return fail(err, len, NULL,
+			    "options --ipv4 and --ipv6 exclude each other");
+	if (o->local)
+		o->client = 1;
+	if (o->client && !o->local && !o->host)
+		return fail(err, len, NULL, "option --host: needed with --client");
+	if (o->client && !o->local && (!o->control_port || !o->port))
+		return fail(err, len, NULL,
+			    "option --control-port/--port: 0 is only valid for a server");
+	if (o->io_mode == IO_BLOCKING && !(o->workload & W_RR))
+		return fail(err, len, NULL,
+			    "option --io-mode: 'blocking' is only for rr workloads");
+	if (o->io_mode == IO_BLOCKING && o->edge_trigger)
+		return fail(err, len, NULL,
+			    "option --io-mode: 'blocking' uses no epoll, so no --edge-trigger");
+	if (o->io_mode == IO_BLOCKING && o->client &&
+	    o->num_flows > o->num_threads)
+		return fail(err, len, NULL,
+			    "option --io-mode: 'blocking' needs --num-threads >= --num-flows (%d < %d)",
+			    o->num_threads, o->num_flows);
+	if (o->host && !o->local &&
+	    check_resolves(o, o->host, "host", err, len))
+		return -1;
+	if (o->local_host &&
+	    check_resolves(o, o->local_host, "local-host", err, len))
+		return -1;
+	if (o->client) {
+		o->enable_write = 1;
+	} else {
+		o->enable_read = 1;
+	}
+	return 0;
+}
+
+void options_free(struct options *o)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(defs); i++) {
+		const struct opt_def *d = &defs[i];
+
+		if (d->type == T_STR || d->type == T_OPTSTR) {
+			free(*FIELD(o, d, char *));
+			*FIELD(o, d, char *) = NULL;
+		}
+	}
+}
+
+static void dump_one(const struct options *o, const struct opt_def *d,
+		     struct kv_list *out)
+{
+	char buf[MAX_PERCENTILES * 12 + 1] = "";
+	const struct percentiles *p;
+	int i;
+
+	switch (d->type) {
+	case T_BOOL:
+	case T_INT:
+		kv_int(out, d->name, *FIELD(o, d, int));
+		break;
+	case T_TRIGGER:
+		kv_str(out, d->name, *FIELD(o, d, int) ? "edge" : "level");
+		break;
+	case T_IOMODE:
+		kv_str(out, d->name, *FIELD(o, d, enum io_mode) == IO_BLOCKING ?
+			   "blocking" : "epoll");
+		break;
+	case T_U64:
+	case T_DELAY:
+		kv_uint(out, d->name, *FIELD(o, d, uint64_t));
+		break;
+	case T_DOUBLE:
+		kv_num(out, d->name, *FIELD(o, d, double), 6);
+		break;
+	case T_STR:
+	case T_OPTSTR:
+		kv_str(out, d->name, *FIELD(o, d, char *));
+		break;
+	case T_PCT:
+		p = FIELD(o, d, struct percentiles);
+		for (i = 0; i < p->n; i++)
+			snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
+				 "%s%g", i ? "," : "", p->p[i]);
+		kv_str(out, d->name, buf);
+		break;
+	}
+}
+
+void options_dump(const struct options *o, struct kv_list *out)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(defs); i++)
+		if (defs[i].mask & o->workload)
+			dump_one(o, &defs[i], out);
+	kv_int(out, "total_run_time", o->test_length);
+}
+
+void options_print(const struct options *o, const char *workload)
+{
+	struct kv_list kv = { 0 };
+
+	kv_str(&kv, "workload", workload);
+	options_dump(o, &kv);
+	kv_print(&kv, stdout, o->prefix);
+	fflush(stdout);
+	kv_free(&kv);
+}
+
+void options_usage(unsigned int wl, const char *name)
+{
+	size_t i;
+
+	printf("usage: %s [options]\n\n", name);
+	for (i = 0; i < ARRAY_SIZE(defs); i++) {
+		const struct opt_def *d = &defs[i];
+		char longname[40], left[64];
+
+		if (!(d->mask & wl))
+			continue;
+		dashed(longname, sizeof(longname), d->name);
+		snprintf(left, sizeof(left), "%c%c%s --%s%s",
+			 d->shortopt ? '-' : ' ', d->shortopt ? d->shortopt : ' ',
+			 d->shortopt ? "," : " ", longname,
+			 d->type == T_BOOL ? "" :
+			 d->type == T_OPTSTR ? "[=FILE]" : " VALUE");
+		printf("  %-32s %s%s%s%s\n", left, d->usage,
+		       d->defval ? " [" : "", d->defval ? d->defval : "",
+		       d->defval ? "]" : "");
+	}
+}

@@ -1,0 +1,106 @@
+/*
+ * Command-line options: one table of definitions (name, short flag, type,
+ * default, range, usage, which workloads take it), parsed and validated
+ * in one place and printed back as key=value so every run describes
+ * itself.
+ */
+#ifndef NETSTAGE_OPTIONS_H
+#define NETSTAGE_OPTIONS_H
+
+#include <stdint.h>
+
+#include "kv.h"
+
+/* Workload bits: an option belongs to the workloads in its mask. */
+enum {
+	W_TCP_RR = 1 << 0,
+	W_TCP_STREAM = 1 << 1,
+	W_UDP_STREAM = 1 << 2,
+	W_RR = W_TCP_RR,
+	W_STREAM = W_TCP_STREAM | W_UDP_STREAM,
+	W_ALL = W_RR | W_STREAM,
+};
+
+enum io_mode { IO_EPOLL, IO_BLOCKING };
+
+#define MAX_PERCENTILES 32
+
+struct percentiles {
+	int n;
+	double p[MAX_PERCENTILES];
+};
+
+struct options {
+	/* connectivity */
+	int client;
+	char *host;
+	char *local_host;
+	int control_port;
+	int port;
+	int ipv4;
+	int ipv6;
+	/* workload */
+	int maxevents;
+	int num_flows;
+	int num_threads;
+	int num_clients;
+	int test_length;
+	int pin_cpu;
+	int dry_run;
+	int logtostderr;
+	int nonblocking;
+	int edge_trigger;
+	enum io_mode io_mode;
+	uint64_t delay;		/* ns between sends */
+	int magic;
+	int suicide_length;
+	int debug;
+	/* statistics and output */
+	char *all_samples;	/* NULL: no samples.csv */
+	double interval;
+	struct percentiles percentiles;
+	char *json;
+	int quiet;
+	int local;
+	/* TCP */
+	uint64_t max_pacing_rate;
+	int min_rto;		/* ms */
+	int listen_backlog;
+	int reuseaddr;
+	int reuseport;
+	/* rr */
+	int request_size;
+	int response_size;
+	/* stream */
+	int buffer_size;
+	int enable_read;
+	int enable_write;
+
+	int help;
+	unsigned int workload;	/* W_* bit of the workload being run */
+	/* Not options: set by --local so both sides' keys stay apart. */
+	char prefix[16];
+	int port_fd;		/* server: where to report its control port */
+};
+
+/*
+ * Parse argv (argv[0] and the workload name already removed by the
+ * caller: argv[0] here is only used for getopt's bookkeeping) for the
+ * workload bit `wl`. Returns 0, or -1 with a one-line message naming the
+ * option and the problem in `err`.
+ */
+int options_parse(struct options *o, unsigned int wl, int argc, char **argv,
+		  char *err, size_t errlen);
+/* Cross-option checks and host resolution; same contract. */
+int options_validate(struct options *o, char *err, size_t errlen);
+void options_free(struct options *o);
+
+/* Every option of the workload as key=value, in table order. */
+void options_dump(const struct options *o, struct kv_list *out);
+/* "workload=NAME" and the dump on stdout, each key after o->prefix. */
+void options_print(const struct options *o, const char *workload);
+void options_usage(unsigned int wl, const char *name);
+
+int percentiles_parse(struct percentiles *p, const char *s);
+
+#endif

@@ -1,0 +1,287 @@
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "fit.h"
+#include "report.h"
+
+static void throughput_fit(struct side_result *r, struct worker *w, int n,
+			   const struct run_shared *rs)
+{
+	long k, nk = -1;
+	double *x, *y, slope, corr, dur;
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (nk < 0 || w[i].nticks < nk)
+			nk = w[i].nticks;
+	if (nk < 0)
+		nk = 0;
+	x = xcalloc(nk, sizeof(*x));
+	y = xcalloc(nk, sizeof(*y));
+	for (k = 0; k < nk; k++) {
+		for (i = 0; i < n; i++) {
+			x[k] += ns_to_s(w[i].ticks[k].time - rs->t_start);
+			y[k] += rs->wl->is_rr ? w[i].ticks[k].transactions
+					      : w[i].ticks[k].bytes * 8.0 / 1e6;
+		}
+		x[k] /= n;
+	}
+	linear_fit(x, y, nk, &slope, &corr);
+	r->num_samples = nk;
+	dur = ns_to_s(r->t_end - r->t_start);
+	if (isnan(slope) && dur > 0)
+		/* Too few samples for a fit: the plain average. */
+		slope = (rs->wl->is_rr ? r->transactions
+				       : (r->bytes_read + r->bytes_written) *
+						 8.0 / 1e6) / dur;
+	r->throughput = slope;
+	r->correlation = corr;
+	free(x);
+	free(y);
+}
+
+void report_collect(struct side_result *r, struct worker *w, int n,
+		    const struct run_shared *rs)
+{
+	int i, j;
+
+	hist_reset(&r->lat);
+	for (i = 0; i < n; i++) {
+		r->errors += w[i].errors;
+		for (j = 0; j < w[i].nflows; j++) {
+			struct flow *f = w[i].flows[j];
+
+			r->transactions += f->transactions;
+			r->bytes_read += f->bytes_read;
+			r->bytes_written += f->bytes_written;
+			if (f->lat_total)
+				hist_merge(&r->lat, f->lat_total);
+		}
+	}
+	throughput_fit(r, w, n, rs);
+}
+
+static double tv(const struct timeval *t)
+{
+	return t->tv_sec + t->tv_usec / 1e6;
+}
+
+static void rusage_kv(const struct side_result *r, struct kv_list *out)
+{
+	const struct rusage *s = &r->ru_start, *e = &r->ru_end;
+
+	kv_num(out, "utime_start", tv(&s->ru_utime), 6);
+	kv_num(out, "utime_end", tv(&e->ru_utime), 6);
+	kv_num(out, "stime_start", tv(&s->ru_stime), 6);
+	kv_num(out, "stime_end", tv(&e->ru_stime), 6);
+	kv_int(out, "maxrss_start", s->ru_maxrss);
+	kv_int(out, "maxrss_end", e->ru_maxrss);
+	kv_int(out, "minflt_start", s->ru_minflt);
+	kv_int(out, "minflt_end", e->ru_minflt);
+	kv_int(out, "majflt_start", s->ru_majflt);
+	kv_int(out, "majflt_end", e->ru_majflt);
+	kv_int(out, "nvcsw_start", s->ru_nvcsw);
+	kv_int(out, "nvcsw_end", e->ru_nvcsw);
+	kv_int(out, "nivcsw_start", s->ru_nivcsw);
+	kv_int(out, "nivcsw_end", e->ru_nivcsw);
+}
+
+static void latency_kv(const struct side_result *r,
+		       const struct run_shared *rs, struct kv_list *out)
+{
+	static const double std_p[] = { 50, 90, 99, 99.9 };
+	const struct percentiles *pc = &rs->o->percentiles;
+	const struct hist *h = &r->lat;
+	char key[48];
+	size_t i;
+
+	kv_num(out, "latency_min_us", h->count ? h->min / 1e3 : 0, 3);
+	kv_num(out, "latency_mean_us", hist_mean(h) / 1e3, 3);
+	kv_num(out, "latency_max_us", h->count ? h->max / 1e3 : 0, 3);
+	kv_num(out, "latency_stddev_us", hist_stddev(h) / 1e3, 3);
+	for (i = 0; i < ARRAY_SIZE(std_p); i++) {
+		snprintf(key, sizeof(key), "latency_p%g_us", std_p[i]);
+		kv_num(out, key, hist_percentile(h, std_p[i]) / 1e3, 3);
+	}
+	for (i = 0; i < (size_t)pc->n; i++) {
+		snprintf(key, sizeof(key), "latency_p%g_us", pc->p[i]);
+		kv_num(out, key, hist_percentile(h, pc->p[i]) / 1e3, 3);
+	}
+}
+
+void report_kv(const struct side_result *r, const struct run_shared *rs,
+	       struct kv_list *out)
+{
+	if (!r->is_client)
+		kv_int(out, "invalid_secret_count", r->invalid_secret_count);
+	kv_num(out, "time_start", ns_to_s(r->t_start), 9);
+	rusage_kv(r, out);
+	kv_int(out, "flows", r->num_flows);
+	kv_uint(out, "num_transactions", r->transactions);
+	kv_uint(out, "bytes_read", r->bytes_read);
+	kv_uint(out, "bytes_written", r->bytes_written);
+	kv_uint(out, "io_errors", r->errors);
+	kv_int(out, "start_index", 0);
+	kv_int(out, "end_index", r->num_samples - 1);
+	kv_int(out, "num_samples", r->num_samples);
+	kv_num(out, rs->wl->is_rr ? "throughput" : "throughput_Mbps",
+	       r->throughput, 2);
+	kv_num(out, "correlation_coefficient", r->correlation, 2);
+	if (rs->wl->is_rr && r->is_client)
+		latency_kv(r, rs, out);
+	if (r->has_remote) {
+		kv_uint(out, "remote_num_transactions",
+			r->remote[R_TRANSACTIONS]);
+		kv_uint(out, "remote_bytes_read", r->remote[R_BYTES_READ]);
+		kv_uint(out, "remote_bytes_written",
+			r->remote[R_BYTES_WRITTEN]);
+	}
+	if (r->error)
+		kv_str(out, "error", r->error);
+	kv_num(out, "time_end", ns_to_s(r->t_end), 9);
+}
+
+int out_open(struct out_file *o, const char *path, char *err, size_t len)
+{
+	size_t n = strlen(path) + 32;
+
+	memset(o, 0, sizeof(*o));
+	o->path = xstrdup(path);
+	o->tmp = xcalloc(1, n);
+	snprintf(o->tmp, n, "%s.tmp.%d", path, (int)getpid());
+	o->f = fopen(o->tmp, "w");
+	if (!o->f) {
+		snprintf(err, len, "cannot write '%s': %s", path,
+			 strerror(errno));
+		free(o->path);
+		free(o->tmp);
+		memset(o, 0, sizeof(*o));
+		return -1;
+	}
+	return 0;
+}
+
+int out_commit(struct out_file *o, char *err, size_t len)
+{
+	int rc = 0;
+
+	if (!o->f)
+		return 0;
+	if (ferror(o->f) | fclose(o->f) || rename(o->tmp, o->path)) {
+		snprintf(err, len, "cannot write '%s': %s", o->path,
+			 strerror(errno));
+		unlink(o->tmp);
+		rc = -1;
+	}
+	o->f = NULL;
+	free(o->path);
+	free(o->tmp);
+	return rc;
+}
+
+void out_abort(struct out_file *o)
+{
+	if (!o->f)
+		return;
+	fclose(o->f);
+	unlink(o->tmp);
+	o->f = NULL;
+	free(o->path);
+	free(o->tmp);
+}
+
+static void csv_header(FILE *f, const struct run_shared *rs)
+{
+	const struct percentiles *pc = &rs->o->percentiles;
+	int i;
+
+	fputs("time,tid,flow_id,bytes_read,", f);
+	if (rs->wl->is_rr) {
+		fputs("transactions,latency_min,latency_mean,latency_max,"
+		      "latency_stddev", f);
+		for (i = 0; i < pc->n; i++)
+			fprintf(f, ",latency_p%g", pc->p[i]);
+	} else {
+		fputs("bytes_written,transactions", f);
+	}
+	fputs(",utime,stime,maxrss,minflt,majflt,nvcsw,nivcsw\n", f);
+}
+
+static void csv_row(FILE *f, const struct sample *s,
+		    const struct run_shared *rs)
+{
+	int i;
+
+	fprintf(f, "%.9f,%d,%d,%llu,", ns_to_s(s->time), s->tid, s->flow_id,
+		(unsigned long long)s->bytes_read);
+	if (rs->wl->is_rr) {
+		fprintf(f, "%llu,%.9f,%.9f,%.9f,%.9f",
+			(unsigned long long)s->transactions, s->lat_min,
+			s->lat_mean, s->lat_max, s->lat_stddev);
+		for (i = 0; i < rs->o->percentiles.n; i++)
+			fprintf(f, ",%.9f", s->pct[i]);
+	} else {
+		fprintf(f, "%llu,%llu", (unsigned long long)s->bytes_written,
+			(unsigned long long)s->transactions);
+	}
+	fprintf(f, ",%.6f,%.6f,%ld,%ld,%ld,%ld,%ld\n", tv(&s->ru.ru_utime),
+		tv(&s->ru.ru_stime), s->ru.ru_maxrss, s->ru.ru_minflt,
+		s->ru.ru_majflt, s->ru.ru_nvcsw, s->ru.ru_nivcsw);
+}
+
+void write_samples_csv(FILE *f, struct worker *w, int n,
+		       const struct run_shared *rs)
+{
+	long j;
+	int i;
+
+	csv_header(f, rs);
+	for (i = 0; i < n; i++)
+		for (j = 0; j < w[i].nsamples; j++)
+			csv_row(f, &w[i].samples[j], rs);
+}
+
+static void json_intervals(FILE *f, const struct run_shared *rs)
+{
+	const struct intervals *iv = &rs->iv;
+	long i;
+
+	fputs("  \"intervals\": [", f);
+	for (i = 0; i < iv->nsums; i++) {
+		const struct interval_sum *s = &iv->sums[i];
+
+		fprintf(f, "%s\n    {\"end\": %.3f, \"transactions\": %llu, "
+			"\"bytes\": %llu, \"rate\": %.2f, \"mbps\": %.3f",
+			i ? "," : "", s->t_end,
+			(unsigned long long)s->transactions,
+			(unsigned long long)s->bytes, s->rate, s->mbps);
+		if (iv->is_rr && rs->is_client)
+			fprintf(f, ", \"p50_us\": %.3f, \"p90_us\": %.3f, "
+				"\"p99_us\": %.3f", s->p50_us, s->p90_us,
+				s->p99_us);
+		fputc('}', f);
+	}
+	fputs(iv->nsums ? "\n  ]\n" : "]\n", f);
+}
+
+void write_json(FILE *f, const struct kv_list *opts,
+		const struct kv_list *results, const struct run_shared *rs,
+		const char *role)
+{
+	fputs("{\n  \"netstage\": {\"workload\": ", f);
+	json_string(f, rs->wl->name);
+	fputs(", \"role\": ", f);
+	json_string(f, role);
+	fputs("},\n  \"options\": {\n", f);
+	kv_json_members(opts, f, 4);
+	fputs("  },\n  \"results\": {\n", f);
+	kv_json_members(results, f, 4);
+	fputs("  },\n", f);
+	json_intervals(f, rs);
+	fputs("}\n", f);
+}

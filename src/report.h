@@ -1,0 +1,62 @@
+/*
+ * One side's results: gathered from its workers after the test, turned
+ * into the result keys (key=value and JSON), samples.csv and the JSON
+ * document.
+ */
+#ifndef NETSTAGE_REPORT_H
+#define NETSTAGE_REPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/resource.h>
+
+#include "ctl_msg.h"
+#include "hist.h"
+#include "kv.h"
+#include "worker.h"
+
+struct side_result {
+	int is_client;
+	uint64_t t_start, t_end;
+	struct rusage ru_start, ru_end;
+	uint64_t transactions, bytes_read, bytes_written, errors;
+	int num_flows;
+	int num_samples;
+	double throughput;	/* transactions/s, or Mbps for stream */
+	double correlation;
+	struct hist lat;	/* rr client, every transaction */
+	int invalid_secret_count;	/* server */
+	int has_remote;
+	uint64_t remote[R_NFIELDS];
+	const char *error;	/* what ended the test early, or NULL */
+};
+
+void report_collect(struct side_result *r, struct worker *w, int n,
+		    const struct run_shared *rs);
+void report_kv(const struct side_result *r, const struct run_shared *rs,
+	       struct kv_list *out);
+
+/*
+ * Output files are written under a temporary name and renamed when
+ * complete, so an interrupted run never leaves a half-written file.
+ * out_open creates the temporary file at start-up, so a path that cannot
+ * be written fails before the test rather than after it.
+ */
+struct out_file {
+	char *path;
+	char *tmp;
+	FILE *f;
+};
+
+int out_open(struct out_file *o, const char *path, char *err, size_t len);
+int out_commit(struct out_file *o, char *err, size_t len);
+void out_abort(struct out_file *o);
+
+void write_samples_csv(FILE *f, struct worker *w, int n,
+		       const struct run_shared *rs);
+/* The JSON document: options, results and per-interval summaries. */
+void write_json(FILE *f, const struct kv_list *opts,
+		const struct kv_list *results, const struct run_shared *rs,
+		const char *role);
+
+#endif

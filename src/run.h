@@ -1,0 +1,13 @@
+/* Entry points of the three ways to run: server, client, both (--local). */
+#ifndef NETSTAGE_RUN_H
+#define NETSTAGE_RUN_H
+
+#include "options.h"
+#include "workload.h"
+
+/* Each returns the process exit status: 0, or EXIT_RUNTIME. */
+int server_run(struct options *o, const struct workload *wl);
+int client_run(struct options *o, const struct workload *wl);
+int local_run(struct options *o, const struct workload *wl);
+
+#endif

@@ -1,0 +1,357 @@
+/*
+ * The server side: wait for real clients on the control port (dropping
+ * and counting connections that do not speak our protocol or know the
+ * magic), take their parameters, accept their flows, run until every
+ * client says stop or goes away, and report.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <poll.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "control.h"
+#include "net.h"
+#include "run.h"
+#include "side.h"
+
+#define HELLO_TIMEOUT_MS 5000
+#define SETUP_TIMEOUT_MS 10000
+/* How long past its length a test may run before the server gives up. */
+#define STOP_GRACE_S 30
+#define DRAIN_NS (2 * NSEC_PER_SEC)
+
+struct server {
+	struct side side;
+	struct options *o;
+	const struct workload *wl;
+	int ctl_listen;
+	int data_listen;
+	int data_port;
+	int ctl[1024];		/* one control connection per client */
+	int nclients;
+	int total_flows;
+	uint32_t hello_flags;
+	char err[256];
+};
+
+static void refuse(int fd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void refuse(int fd, const char *fmt, ...)
+{
+	struct ctl_msg m = { .type = CTL_ACK };
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(m.text, sizeof(m.text), fmt, ap);
+	va_end(ap);
+	m.f[A_STATUS] = 1;
+	log_err("refused a client: %s", m.text);
+	ctl_send(fd, &m);
+}
+
+/* Parameters a client may ask for; anything else is refused. */
+static int check_hello(struct server *sv, int fd, const struct ctl_msg *m)
+{
+	const struct workload *want = workload_by_bit(m->f[H_WORKLOAD]);
+	struct options *o = sv->o;
+
+	if (want != sv->wl) {
+		refuse(fd, "this server runs %s, the client asked for %s",
+		       sv->wl->name, want ? want->name : "an unknown workload");
+		return -1;
+	}
+	if (m->f[H_FLOWS] < 1 || m->f[H_FLOWS] > (1 << 20) ||
+	    (want->is_rr && (m->f[H_REQUEST] < 1 ||
+			     m->f[H_REQUEST] > (64 << 20) ||
+			     m->f[H_RESPONSE] < 1 ||
+			     m->f[H_RESPONSE] > (64 << 20))) ||
+	    m->f[H_LENGTH] < 1 || m->f[H_LENGTH] > 1000000) {
+		refuse(fd, "test parameters out of range");
+		return -1;
+	}
+	if (o->io_mode == IO_BLOCKING &&
+	    sv->total_flows + (int)m->f[H_FLOWS] > o->num_threads) {
+		refuse(fd, "server --io-mode blocking has %d threads for %d flows",
+		       o->num_threads, sv->total_flows + (int)m->f[H_FLOWS]);
+		return -1;
+	}
+	if (sv->nclients && want->is_rr && (o->request_size != (int)m->f[H_REQUEST] ||
+			     o->response_size != (int)m->f[H_RESPONSE])) {
+		refuse(fd, "clients of one test must agree on message sizes");
+		return -1;
+	}
+	return 0;
+}
+
+/* One control connection: 0 if it is a client we take, -1 if dropped. */
+static int greet(struct server *sv, int fd)
+{
+	struct ctl_msg m;
+	int rc = ctl_expect(fd, CTL_HELLO, &m, HELLO_TIMEOUT_MS);
+
+	if (rc || (uint32_t)m.f[H_MAGIC] != (uint32_t)sv->o->magic) {
+		sv->side.res.invalid_secret_count++;
+		log_err("dropped a control connection: %s",
+			rc == -ETIMEDOUT ? "no hello in time" :
+			rc ? "not a netstage hello" : "wrong magic");
+		return -1;
+	}
+	if (check_hello(sv, fd, &m))
+		return -1;
+	sv->o->request_size = m.f[H_REQUEST];
+	sv->o->response_size = m.f[H_RESPONSE];
+	sv->o->test_length = m.f[H_LENGTH];
+	sv->total_flows += m.f[H_FLOWS];
+	sv->hello_flags |= m.f[H_FLAGS];
+	return 0;
+}
+
+static int wait_clients(struct server *sv)
+{
+	while (sv->nclients < sv->o->num_clients) {
+		int fd = accept4(sv->ctl_listen, NULL, NULL, SOCK_CLOEXEC);
+
+		if (fd < 0 && errno == EINTR && !interrupted)
+			continue;
+		if (fd < 0) {
+			snprintf(sv->err, sizeof(sv->err), "accept: %s",
+				 interrupted ? "interrupted" : strerror(errno));
+			return -1;
+		}
+		if (greet(sv, fd)) {
+			close(fd);
+			continue;
+		}
+		sv->ctl[sv->nclients++] = fd;
+		log_info("client %d connected", sv->nclients);
+	}
+	return 0;
+}
+
+static int setup_data_socket(struct server *sv, int fd, int id)
+{
+	struct options *o = sv->o;
+	int nonblock = o->io_mode != IO_BLOCKING &&
+		       (o->nonblocking || o->edge_trigger || !sv->wl->is_rr);
+
+	if (net_data_sockopts(o, fd, sv->wl->socktype, sv->err,
+			      sizeof(sv->err)) ||
+	    net_set_nonblock(fd, nonblock)) {
+		close(fd);
+		return -1;
+	}
+	side_add_flow(&sv->side, flow_new(fd, id, 0));
+	return 0;
+}
+
+static int accept_flows(struct server *sv)
+{
+	uint64_t deadline = now_ns() + SETUP_TIMEOUT_MS * 1000000ULL;
+	int i;
+
+	for (i = 0; i < sv->total_flows; i++) {
+		struct pollfd p = { .fd = sv->data_listen, .events = POLLIN };
+		uint64_t now = now_ns();
+		int fd;
+
+		if (now >= deadline ||
+		    poll(&p, 1, (deadline - now) / 1000000 + 1) <= 0) {
+			snprintf(sv->err, sizeof(sv->err),
+				 "%d of %d flows connected in time", i,
+				 sv->total_flows);
+			return -1;
+		}
+		fd = accept4(sv->data_listen, NULL, NULL, SOCK_CLOEXEC);
+		if (fd < 0 || setup_data_socket(sv, fd, i)) {
+			if (fd < 0)
+				snprintf(sv->err, sizeof(sv->err), "accept: %s",
+					 strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* UDP: one socket per thread on the data port, shared by SO_REUSEPORT. */
+static int open_udp_flows(struct server *sv)
+{
+	int i, fd;
+
+	for (i = 0; i < sv->o->num_threads; i++) {
+		fd = net_listen(sv->o, SOCK_DGRAM, sv->data_port, 1, sv->err,
+				sizeof(sv->err));
+		if (fd < 0 || setup_data_socket(sv, fd, i))
+			return -1;
+		if (!i)
+			sv->data_port = net_local_port(fd);
+	}
+	return 0;
+}
+
+static int open_listeners(struct server *sv)
+{
+	struct options *o = sv->o;
+	unsigned char port[2];
+
+	sv->ctl_listen = net_listen(o, SOCK_STREAM, o->control_port, 0,
+				    sv->err, sizeof(sv->err));
+	if (sv->ctl_listen < 0)
+		return -1;
+	sv->data_port = o->port;
+	if (sv->wl->socktype == SOCK_DGRAM) {
+		if (open_udp_flows(sv))
+			return -1;
+	} else {
+		sv->data_listen = net_listen(o, SOCK_STREAM, o->port, 0,
+					     sv->err, sizeof(sv->err));
+		if (sv->data_listen < 0)
+			return -1;
+		sv->data_port = net_local_port(sv->data_listen);
+	}
+	if (o->port_fd > 0) {
+		int p = net_local_port(sv->ctl_listen);
+
+		port[0] = p >> 8;
+		port[1] = p & 0xff;
+		if (write(o->port_fd, port, 2) != 2)
+			return -1;
+		close(o->port_fd);
+	}
+	log_info("listening: control port %d, data port %d",
+		 net_local_port(sv->ctl_listen), sv->data_port);
+	return 0;
+}
+
+static int handshake(struct server *sv)
+{
+	struct ctl_msg m = { .type = CTL_ACK };
+	int i;
+
+	m.f[A_DATA_PORT] = sv->data_port;
+	for (i = 0; i < sv->nclients; i++)
+		if (ctl_send(sv->ctl[i], &m))
+			goto lost;
+	if (sv->wl->socktype == SOCK_STREAM && accept_flows(sv))
+		return -1;
+	m = (struct ctl_msg){ .type = CTL_READY };
+	for (i = 0; i < sv->nclients; i++)
+		if (ctl_send(sv->ctl[i], &m))
+			goto lost;
+	for (i = 0; i < sv->nclients; i++)
+		if (ctl_expect(sv->ctl[i], CTL_START, &m, SETUP_TIMEOUT_MS))
+			goto lost;
+	return 0;
+lost:
+	snprintf(sv->err, sizeof(sv->err), "a client went away during set-up");
+	return -1;
+}
+
+/* Wait for STOP from every client; -1 if one vanished or time ran out. */
+static int wait_stop(struct server *sv)
+{
+	uint64_t deadline = sv->side.rs.t_start +
+			    (sv->o->test_length + STOP_GRACE_S) * NSEC_PER_SEC;
+	struct pollfd p[1024];
+	int i, left = sv->nclients;
+	struct ctl_msg m;
+
+	for (i = 0; i < sv->nclients; i++)
+		p[i] = (struct pollfd){ .fd = sv->ctl[i], .events = POLLIN };
+	while (left) {
+		uint64_t now = now_ns();
+
+		if (interrupted)
+			return sv->side.res.error = "interrupted", -1;
+		if (now >= deadline)
+			return sv->side.res.error = "no stop from the client in time", -1;
+		if (poll(p, sv->nclients, (deadline - now) / 1000000 + 1) <= 0)
+			continue;
+		for (i = 0; i < sv->nclients; i++) {
+			if (!p[i].revents)
+				continue;
+			if (ctl_expect(p[i].fd, CTL_STOP, &m, 1000))
+				return sv->side.res.error =
+					       "client went away before the end of the test",
+				       -1;
+			p[i].fd = -1;
+			left--;
+			sv->side.res.has_remote = 1;
+			for (int j = 0; j < R_NFIELDS; j++)
+				sv->side.res.remote[j] += m.f[j];
+		}
+	}
+	return 0;
+}
+
+static void send_results(struct server *sv)
+{
+	struct ctl_msg m = { .type = CTL_RESULT };
+	int i;
+
+	m.f[R_TRANSACTIONS] = sv->side.res.transactions;
+	m.f[R_BYTES_READ] = sv->side.res.bytes_read;
+	m.f[R_BYTES_WRITTEN] = sv->side.res.bytes_written;
+	for (i = 0; i < sv->nclients; i++)
+		ctl_send(sv->ctl[i], &m);
+}
+
+static int serve(struct server *sv)
+{
+	struct side *s = &sv->side;
+	int failed;
+
+	if (open_listeners(sv) || wait_clients(sv))
+		return -1;
+	/* A client that reads gets the server writing back to it. */
+	s->rs.do_write = sv->o->enable_write ||
+			 (sv->hello_flags & HF_CLIENT_READS);
+	s->rs.request_size = sv->o->request_size;
+	s->rs.response_size = sv->o->response_size;
+	if (handshake(sv) || side_start(s, sv->err, sizeof(sv->err)))
+		return -1;
+	failed = wait_stop(sv);
+	if (!failed && sv->wl->socktype == SOCK_STREAM && !sv->wl->is_rr) {
+		/* Read what the client sent before its stop: counts agree. */
+		s->rs.drain_deadline = now_ns() + DRAIN_NS;
+		atomic_store(&s->rs.drain, 1);
+	}
+	side_stop(s);
+	send_results(sv);
+	return failed ? 1 : 0;
+}
+
+int server_run(struct options *o, const struct workload *wl)
+{
+	struct server *sv = xcalloc(1, sizeof(*sv));
+	int rc, i;
+
+	sv->o = o;
+	sv->wl = wl;
+	sv->ctl_listen = sv->data_listen = -1;
+	if (side_init(&sv->side, o, wl, 0, sv->err, sizeof(sv->err))) {
+		log_err("%s", sv->err);
+		free(sv);
+		return EXIT_RUNTIME;
+	}
+	rc = serve(sv);
+	if (rc < 0) {
+		log_err("%s", sv->err);
+		side_stop(&sv->side);
+	} else {
+		if (rc)
+			log_err("%s", sv->side.res.error);
+		rc |= side_finish(&sv->side);
+	}
+	for (i = 0; i < sv->nclients; i++)
+		close(sv->ctl[i]);
+	if (sv->ctl_listen >= 0)
+		close(sv->ctl_listen);
+	if (sv->data_listen >= 0)
+		close(sv->data_listen);
+	side_free(&sv->side);
+	free(sv);
+	return rc ? EXIT_RUNTIME : 0;
+}

@@ -1,0 +1,156 @@
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "side.h"
+
+volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+void install_signal_handlers(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	/* No SA_RESTART: a blocking poll returns EINTR and sees the flag. */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+int side_init(struct side *s, struct options *o, const struct workload *wl,
+	      int is_client, char *err, size_t len)
+{
+	memset(s, 0, sizeof(*s));
+	s->o = o;
+	s->wl = wl;
+	s->rs.o = o;
+	s->rs.wl = wl;
+	s->rs.is_client = is_client;
+	s->rs.request_size = o->request_size;
+	s->rs.response_size = o->response_size;
+	s->rs.do_read = o->enable_read;
+	s->rs.do_write = o->enable_write;
+	s->rs.interval_ns = (uint64_t)(o->interval * NSEC_PER_SEC);
+	s->rs.record_samples = o->all_samples != NULL;
+	s->res.is_client = is_client;
+	s->rs.stop_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (s->rs.stop_efd < 0) {
+		snprintf(err, len, "eventfd: %s", strerror(errno));
+		return -1;
+	}
+	if (o->all_samples && out_open(&s->samples, o->all_samples, err, len))
+		return -1;
+	if (o->json && out_open(&s->json, o->json, err, len))
+		return -1;
+	return 0;
+}
+
+void side_add_flow(struct side *s, struct flow *f)
+{
+	if (!(s->nflows & (s->nflows - 1)) || !s->flows)
+		s->flows = xrealloc(s->flows, s->nflows ? 2 * s->nflows : 1,
+				    sizeof(*s->flows));
+	s->flows[s->nflows++] = f;
+}
+
+int side_start(struct side *s, char *err, size_t len)
+{
+	sigset_t block, old;
+	int rc;
+
+	s->nworkers = s->o->num_threads;
+	intervals_init(&s->rs.iv, s->nworkers, s->wl->is_rr && s->rs.is_client,
+		       s->o->quiet, s->o->interval,
+		       s->rs.is_client ? "client" : "server");
+	getrusage(RUSAGE_SELF, &s->res.ru_start);
+	s->rs.t_start = now_ns();
+	s->res.t_start = s->rs.t_start;
+	/* Signals are for the main thread only. */
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &block, &old);
+	rc = workers_start(&s->workers, s->nworkers, &s->rs, s->flows,
+			   s->nflows, err, len);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	s->started = !rc;
+	return rc;
+}
+
+void side_stop(struct side *s)
+{
+	if (!s->started)
+		return;
+	s->res.t_end = now_ns();
+	workers_stop(s->workers, s->nworkers, &s->rs);
+	getrusage(RUSAGE_SELF, &s->res.ru_end);
+	s->res.num_flows = s->nflows;
+	report_collect(&s->res, s->workers, s->nworkers, &s->rs);
+	s->started = 0;
+}
+
+int side_finish(struct side *s)
+{
+	struct kv_list results = { 0 }, opts = { 0 };
+	char err[256];
+	int rc = 0;
+
+	report_kv(&s->res, &s->rs, &results);
+	kv_print(&results, stdout, s->o->prefix);
+	fflush(stdout);
+	if (s->samples.f) {
+		write_samples_csv(s->samples.f, s->workers, s->nworkers,
+				  &s->rs);
+		if (out_commit(&s->samples, err, sizeof(err)))
+			log_err("%s", err), rc = 1;
+	}
+	if (s->json.f) {
+		options_dump(s->o, &opts);
+		write_json(s->json.f, &opts, &results, &s->rs,
+			   s->rs.is_client ? "client" : "server");
+		if (out_commit(&s->json, err, sizeof(err)))
+			log_err("%s", err), rc = 1;
+	}
+	kv_free(&results);
+	kv_free(&opts);
+	return rc;
+}
+
+void side_free(struct side *s)
+{
+	int i;
+
+	out_abort(&s->samples);
+	out_abort(&s->json);
+	workers_free(s->workers, s->nworkers);
+	for (i = 0; i < s->nflows; i++)
+		flow_free(s->flows[i]);
+	free(s->flows);
+	if (s->rs.stop_efd > 0)
+		close(s->rs.stop_efd);
+	if (s->rs.iv.nworkers)
+		intervals_free(&s->rs.iv);
+}
+
+char *side_server_path(const char *path)
+{
+	const char *slash = strrchr(path, '/'), *dot = strrchr(path, '.');
+	size_t n = strlen(path) + 16;
+	char *out = xcalloc(1, n);
+
+	if (!dot || (slash && dot < slash) || dot == path ||
+	    (slash && dot == slash + 1))
+		snprintf(out, n, "%s.server", path);
+	else
+		snprintf(out, n, "%.*s.server%s", (int)(dot - path), path, dot);
+	return out;
+}

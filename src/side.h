@@ -1,0 +1,47 @@
+/*
+ * What a client and a server have in common once their flows exist:
+ * start the workers, stop them, gather and print the results, write the
+ * output files.
+ */
+#ifndef NETSTAGE_SIDE_H
+#define NETSTAGE_SIDE_H
+
+#include <signal.h>
+
+#include "options.h"
+#include "report.h"
+#include "worker.h"
+#include "workload.h"
+
+struct side {
+	struct options *o;
+	const struct workload *wl;
+	struct run_shared rs;
+	struct flow **flows;
+	int nflows;
+	struct worker *workers;
+	int nworkers;
+	int started;
+	struct side_result res;
+	struct out_file samples;
+	struct out_file json;
+};
+
+/* Set by SIGINT/SIGTERM: the test ends early and still reports. */
+extern volatile sig_atomic_t interrupted;
+void install_signal_handlers(void);
+
+/* Opens the output files first, so a bad path fails before the test. */
+int side_init(struct side *s, struct options *o, const struct workload *wl,
+	      int is_client, char *err, size_t len);
+void side_add_flow(struct side *s, struct flow *f);
+int side_start(struct side *s, char *err, size_t len);
+void side_stop(struct side *s);
+/* Print the results and write the files: 0, or 1 if a file failed. */
+int side_finish(struct side *s);
+void side_free(struct side *s);
+
+/* Where output files of the server go in --local mode. */
+char *side_server_path(const char *path);
+
+#endif

@@ -1,0 +1,323 @@
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "worker.h"
+
+/* Per-flow samples one worker keeps at most: memory stays bounded. */
+#define MAX_SAMPLES_PER_WORKER (1L << 20)
+
+void worker_arm(struct worker *w, struct flow *f, uint32_t events)
+{
+	struct epoll_event ev = { .events = events, .data.ptr = f };
+
+	if (w->rs->o->edge_trigger)
+		ev.events |= EPOLLET;
+	if (f->events == events || w->epfd < 0)
+		return;
+	epoll_ctl(w->epfd, f->events ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, f->fd,
+		  &ev);
+	f->events = events;
+}
+
+void worker_flow_closed(struct worker *w, struct flow *f)
+{
+	if (!f->open)
+		return;
+	if (w->epfd >= 0 && f->events)
+		epoll_ctl(w->epfd, EPOLL_CTL_DEL, f->fd, NULL);
+	f->events = 0;
+	f->open = 0;
+	w->open_flows--;
+}
+
+static void record_sample(struct worker *w, struct flow *f, uint64_t now,
+			  const struct rusage *ru)
+{
+	const struct percentiles *pc = &w->rs->o->percentiles;
+	struct sample *s;
+	int i;
+
+	if (w->nsamples == MAX_SAMPLES_PER_WORKER)
+		return;
+	if (w->nsamples == w->samples_cap) {
+		w->samples_cap = w->samples_cap ? 2 * w->samples_cap : 64;
+		w->samples = xrealloc(w->samples, w->samples_cap,
+				      sizeof(*w->samples));
+	}
+	s = &w->samples[w->nsamples++];
+	memset(s, 0, sizeof(*s));
+	s->time = now;
+	s->tid = w->id;
+	s->flow_id = f->id;
+	s->bytes_read = f->bytes_read;
+	s->bytes_written = f->bytes_written;
+	s->transactions = f->transactions;
+	s->ru = *ru;
+	if (!f->lat || !f->lat->count)
+		return;
+	s->lat_min = f->lat->min / 1e9;
+	s->lat_mean = hist_mean(f->lat) / 1e9;
+	s->lat_max = f->lat->max / 1e9;
+	s->lat_stddev = hist_stddev(f->lat) / 1e9;
+	for (i = 0; i < pc->n; i++)
+		s->pct[i] = hist_percentile(f->lat, pc->p[i]) / 1e9;
+}
+
+static void push_tick(struct worker *w, uint64_t time, uint64_t trans,
+		      uint64_t bytes)
+{
+	if (w->nticks == w->ticks_cap) {
+		w->ticks_cap = w->ticks_cap ? 2 * w->ticks_cap : 64;
+		w->ticks = xrealloc(w->ticks, w->ticks_cap, sizeof(*w->ticks));
+	}
+	w->ticks[w->nticks++] = (struct tick){ time, trans, bytes };
+}
+
+/* Close interval k at `now`: one tick, samples, and the progress report. */
+static void snapshot(struct worker *w, uint64_t now)
+{
+	struct run_shared *rs = w->rs;
+	uint64_t trans = 0, bytes = 0;
+	struct rusage ru;
+	int i;
+
+	if (rs->record_samples)
+		getrusage(RUSAGE_SELF, &ru);
+	hist_reset(&w->ilat);
+	for (i = 0; i < w->nflows; i++) {
+		struct flow *f = w->flows[i];
+
+		trans += f->transactions;
+		bytes += f->bytes_read + f->bytes_written;
+		if (rs->record_samples)
+			record_sample(w, f, now, &ru);
+		if (f->lat)
+			hist_merge(&w->ilat, f->lat);
+		flow_close_interval(f);
+	}
+	push_tick(w, now, trans, bytes);
+	intervals_report(&rs->iv, w->k, trans - w->prev_transactions,
+			 bytes - w->prev_bytes, rs->wl->is_rr ? &w->ilat : NULL);
+	w->prev_transactions = trans;
+	w->prev_bytes = bytes;
+	w->k++;
+	w->next_snap = rs->t_start + (w->k + 1) * rs->interval_ns;
+	/* A worker that slept through intervals reports them as empty. */
+	while (now >= w->next_snap) {
+		push_tick(w, w->next_snap, trans, bytes);
+		intervals_report(&rs->iv, w->k, 0, 0, NULL);
+		w->k++;
+		w->next_snap = rs->t_start + (w->k + 1) * rs->interval_ns;
+	}
+}
+
+void worker_maybe_snapshot(struct worker *w, uint64_t now)
+{
+	if (now >= w->next_snap)
+		snapshot(w, now);
+}
+
+/*
+ * At stop, an interval that is all but over (90%) still counts, so that
+ * a 10 s test at 1 s intervals has 10 samples on both sides.
+ */
+static void final_snapshot(struct worker *w)
+{
+	uint64_t now = now_ns();
+
+	if (now + w->rs->interval_ns / 10 >= w->next_snap)
+		snapshot(w, now);
+}
+
+static int timeout_ms(struct worker *w)
+{
+	uint64_t now = now_ns();
+
+	if (now >= w->next_snap)
+		return 0;
+	return (int)((w->next_snap - now + 999999) / 1000000);
+}
+
+/* True when the loop should end: stopped, and not draining any more. */
+static int loop_done(struct worker *w)
+{
+	struct run_shared *rs = w->rs;
+
+	if (!worker_stopping(w))
+		return 0;
+	if (!atomic_load(&rs->drain))
+		return 1;
+	return w->open_flows == 0 || now_ns() >= rs->drain_deadline;
+}
+
+static void epoll_loop(struct worker *w)
+{
+	int max = w->rs->o->maxevents, i, n, efd_armed = 1;
+	struct epoll_event *ev = xcalloc(max, sizeof(*ev));
+
+	for (i = 0; i < w->nflows; i++)
+		w->rs->wl->start(w, w->flows[i]);
+	while (!loop_done(w)) {
+		n = epoll_wait(w->epfd, ev, max,
+			       worker_stopping(w) ? 50 : timeout_ms(w));
+		for (i = 0; i < n; i++) {
+			struct flow *f = ev[i].data.ptr;
+
+			if (!f) {
+				/* Draining: stop waking on the stop event. */
+				if (efd_armed && atomic_load(&w->rs->drain)) {
+					epoll_ctl(w->epfd, EPOLL_CTL_DEL,
+						  w->rs->stop_efd, NULL);
+					efd_armed = 0;
+				}
+				continue;
+			}
+			if (f->open)
+				w->rs->wl->event(w, f, ev[i].events);
+		}
+		if (!worker_stopping(w))
+			worker_maybe_snapshot(w, now_ns());
+	}
+	free(ev);
+}
+
+static void pin(struct worker *w)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(w->id % (ncpu > 0 ? ncpu : 1), &set);
+	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	struct run_shared *rs = w->rs;
+
+	if (rs->o->pin_cpu)
+		pin(w);
+	w->next_snap = rs->t_start + rs->interval_ns;
+	if (rs->o->io_mode == IO_BLOCKING) {
+		if (w->nflows)
+			rs->wl->run_blocking(w, w->flows[0]);
+		while (!worker_stopping(w))
+			worker_maybe_snapshot(w, now_ns()),
+				usleep(10000);
+	} else {
+		epoll_loop(w);
+	}
+	final_snapshot(w);
+	for (int i = 0; i < w->nflows; i++)
+		flow_close_interval(w->flows[i]);
+	return NULL;
+}
+
+static int setup_worker(struct worker *w, struct run_shared *rs, char *err,
+			size_t len)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL };
+
+	w->rs = rs;
+	w->epfd = -1;
+	w->buf = xcalloc(1, rs->o->buffer_size > 65536 ? rs->o->buffer_size
+							: 65536);
+	hist_reset(&w->ilat);
+	if (rs->o->io_mode == IO_BLOCKING)
+		return 0;
+	w->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (w->epfd < 0 ||
+	    epoll_ctl(w->epfd, EPOLL_CTL_ADD, rs->stop_efd, &ev)) {
+		snprintf(err, len, "epoll: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int workers_start(struct worker **out, int n, struct run_shared *rs,
+		  struct flow **flows, int nflows, char *err, size_t len)
+{
+	struct worker *w = xcalloc(n, sizeof(*w));
+	int i, rc;
+
+	*out = w;
+	for (i = 0; i < n; i++)
+		w[i].epfd = -1;
+	for (i = 0; i < n; i++) {
+		w[i].id = i;
+		w[i].flows = xcalloc(nflows / n + 1, sizeof(struct flow *));
+		if (setup_worker(&w[i], rs, err, len))
+			return -1;
+	}
+	for (i = 0; i < nflows; i++) {
+		struct worker *wi = &w[i % n];
+
+		wi->flows[wi->nflows++] = flows[i];
+		wi->open_flows++;
+	}
+	for (i = 0; i < n; i++) {
+		rc = pthread_create(&w[i].thread, NULL, worker_main, &w[i]);
+		if (rc) {
+			snprintf(err, len, "pthread_create: %s", strerror(rc));
+			atomic_store(&rs->stop, 1);
+			while (i--)
+				pthread_join(w[i].thread, NULL);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void wake(struct run_shared *rs)
+{
+	uint64_t one = 1;
+
+	if (write(rs->stop_efd, &one, sizeof(one)) < 0)
+		log_err("eventfd write: %s", strerror(errno));
+}
+
+void workers_stop(struct worker *w, int n, struct run_shared *rs)
+{
+	struct timespec ts;
+	int i, j;
+
+	atomic_store(&rs->stop, 1);
+	wake(rs);
+	for (i = 0; i < n; i++) {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_sec += 2;
+		if (!pthread_timedjoin_np(w[i].thread, NULL, &ts))
+			continue;
+		/* Blocked in a syscall on a silent peer: wake it. */
+		for (j = 0; j < w[i].nflows; j++)
+			shutdown(w[i].flows[j]->fd, SHUT_RDWR);
+		pthread_join(w[i].thread, NULL);
+	}
+}
+
+void workers_free(struct worker *w, int n)
+{
+	int i;
+
+	if (!w)
+		return;
+	for (i = 0; i < n; i++) {
+		if (w[i].epfd >= 0)
+			close(w[i].epfd);
+		free(w[i].flows);
+		free(w[i].buf);
+		free(w[i].ticks);
+		free(w[i].samples);
+	}
+	free(w);
+}

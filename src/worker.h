@@ -1,0 +1,94 @@
+/*
+ * Worker threads: each owns a set of flows and one epoll set (or, with
+ * --io-mode blocking, exactly one flow), and closes an interval snapshot
+ * of its flows every --interval seconds.
+ */
+#ifndef NETSTAGE_WORKER_H
+#define NETSTAGE_WORKER_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <sys/resource.h>
+
+#include "flow.h"
+#include "hist.h"
+#include "interval.h"
+#include "options.h"
+#include "workload.h"
+
+/* What every worker of one side shares, read-only once started. */
+struct run_shared {
+	const struct options *o;
+	const struct workload *wl;
+	int is_client;
+	int do_read;		/* stream: this side reads */
+	int do_write;		/* stream: this side writes */
+	size_t request_size;	/* rr: from the client's parameters */
+	size_t response_size;
+	uint64_t t_start;
+	uint64_t interval_ns;
+	int record_samples;	/* -A given: keep per-flow samples */
+	atomic_int stop;
+	atomic_int drain;	/* after stop, read on until EOF or deadline */
+	uint64_t drain_deadline;
+	int stop_efd;
+	struct intervals iv;
+};
+
+/* One flow's figures over one interval, a row of samples.csv. */
+struct sample {
+	uint64_t time;
+	int tid;
+	int flow_id;
+	uint64_t bytes_read, bytes_written, transactions;
+	double lat_min, lat_mean, lat_max, lat_stddev;	/* s */
+	double pct[MAX_PERCENTILES];			/* s */
+	struct rusage ru;
+};
+
+/* One worker's cumulative totals at the end of interval k. */
+struct tick {
+	uint64_t time;
+	uint64_t transactions;
+	uint64_t bytes;
+};
+
+struct worker {
+	int id;
+	pthread_t thread;
+	struct run_shared *rs;
+	int epfd;
+	struct flow **flows;
+	int nflows;
+	int open_flows;
+	char *buf;
+	long k;			/* interval being measured */
+	uint64_t next_snap;
+	struct tick *ticks;
+	long nticks, ticks_cap;
+	struct sample *samples;
+	long nsamples, samples_cap;
+	struct hist ilat;	/* scratch: this interval, all flows */
+	uint64_t prev_transactions, prev_bytes;
+	uint64_t errors;	/* send/recv failures other than EAGAIN */
+};
+
+/* Start the side's workers: flow i goes to worker i % n. */
+int workers_start(struct worker **out, int n, struct run_shared *rs,
+		  struct flow **flows, int nflows, char *err, size_t len);
+/* Tell workers to stop (they take a last snapshot) and join them. */
+void workers_stop(struct worker *w, int n, struct run_shared *rs);
+void workers_free(struct worker *w, int n);
+
+/* Engines call these. */
+void worker_arm(struct worker *w, struct flow *f, uint32_t events);
+void worker_flow_closed(struct worker *w, struct flow *f);
+/* Blocking mode: take the interval snapshot when due. */
+void worker_maybe_snapshot(struct worker *w, uint64_t now);
+static inline int worker_stopping(struct worker *w)
+{
+	return atomic_load_explicit(&w->rs->stop, memory_order_relaxed);
+}
+
+#endif

@@ -1,0 +1,36 @@
+#include <stddef.h>
+#include <string.h>
+
+#include "../common.h"
+#include "../workload.h"
+
+static const struct workload *const all[] = {
+	&tcp_rr_workload,
+	&tcp_stream_workload,
+	&udp_stream_workload,
+};
+
+const struct workload *workload_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(all); i++)
+		if (!strcmp(all[i]->name, name))
+			return all[i];
+	return NULL;
+}
+
+const struct workload *workload_by_bit(unsigned int bit)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(all); i++)
+		if (all[i]->bit == bit)
+			return all[i];
+	return NULL;
+}
+
+const char *workload_names(void)
+{
+	return "tcp_rr, tcp_stream, udp_stream";
+}

@@ -1,0 +1,206 @@
+/*
+ * Request/response engine. One message in flight per flow: the client
+ * sends a request and waits for the whole response, the server waits
+ * for the whole request and sends a response. A client transaction ends
+ * when the response is complete (its latency is recorded then); a server
+ * transaction ends when the response is fully sent.
+ */
+#include <errno.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include "../common.h"
+#include "../worker.h"
+
+enum { RR_SENDING = 1, RR_RECEIVING };
+
+static size_t tx_size(const struct worker *w)
+{
+	return w->rs->is_client ? w->rs->request_size : w->rs->response_size;
+}
+
+static size_t rx_size(const struct worker *w)
+{
+	return w->rs->is_client ? w->rs->response_size : w->rs->request_size;
+}
+
+static size_t chunk(const struct worker *w, size_t left)
+{
+	size_t b = w->rs->o->buffer_size;
+
+	return left < b ? left : b;
+}
+
+static void pause_delay(const struct worker *w)
+{
+	uint64_t d = w->rs->o->delay;
+	struct timespec ts = { d / NSEC_PER_SEC, d % NSEC_PER_SEC };
+
+	if (d)
+		nanosleep(&ts, NULL);
+}
+
+/* A peer that went away ends the flow; anything else is also counted. */
+static void flow_failed(struct worker *w, struct flow *f, int err)
+{
+	if (err != ECONNRESET && err != EPIPE)
+		w->errors++;
+	worker_flow_closed(w, f);
+}
+
+/* 1: message sent; 0: would block; -errno: failed. */
+static int send_rest(struct worker *w, struct flow *f, size_t size)
+{
+	while (f->off < size) {
+		ssize_t r = send(f->fd, w->buf, chunk(w, size - f->off),
+				 MSG_NOSIGNAL);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return errno == EAGAIN ? 0 : -errno;
+		f->off += r;
+		f->bytes_written += r;
+	}
+	return 1;
+}
+
+static void continue_send(struct worker *w, struct flow *f)
+{
+	int rc = send_rest(w, f, tx_size(w));
+
+	if (rc < 0) {
+		flow_failed(w, f, -rc);
+		return;
+	}
+	if (rc == 0) {
+		worker_arm(w, f, EPOLLOUT);
+		return;
+	}
+	if (!w->rs->is_client)
+		f->transactions++;
+	f->state = RR_RECEIVING;
+	f->off = 0;
+	worker_arm(w, f, EPOLLIN);
+}
+
+static void begin_send(struct worker *w, struct flow *f, uint64_t now)
+{
+	if (w->rs->o->delay) {
+		pause_delay(w);
+		now = now_ns();
+	}
+	f->state = RR_SENDING;
+	f->off = 0;
+	f->t_send = now;
+	continue_send(w, f);
+}
+
+static void message_received(struct worker *w, struct flow *f)
+{
+	uint64_t now = 0;
+
+	if (w->rs->is_client) {
+		now = now_ns();
+		hist_add(f->lat, now - f->t_send);
+		f->transactions++;
+	}
+	begin_send(w, f, now);
+}
+
+static void on_readable(struct worker *w, struct flow *f)
+{
+	int edge = w->rs->o->edge_trigger;
+	size_t size = rx_size(w);
+
+	while (f->open && f->state == RR_RECEIVING) {
+		ssize_t r = recv(f->fd, w->buf, chunk(w, size - f->off), 0);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 && errno == EAGAIN)
+			return;
+		if (r <= 0) {
+			flow_failed(w, f, r ? errno : ECONNRESET);
+			return;
+		}
+		f->off += r;
+		f->bytes_read += r;
+		if (f->off == size)
+			message_received(w, f);
+		if (!edge)
+			return;
+	}
+}
+
+void rr_start(struct worker *w, struct flow *f)
+{
+	if (w->rs->is_client) {
+		begin_send(w, f, now_ns());
+		return;
+	}
+	f->state = RR_RECEIVING;
+	f->off = 0;
+	worker_arm(w, f, EPOLLIN);
+}
+
+void rr_event(struct worker *w, struct flow *f, uint32_t events)
+{
+	if (f->state == RR_SENDING && (events & (EPOLLOUT | EPOLLERR)))
+		continue_send(w, f);
+	else if (f->state == RR_RECEIVING &&
+		 (events & (EPOLLIN | EPOLLERR | EPOLLHUP)))
+		on_readable(w, f);
+}
+
+/* Blocking sockets: read the whole message; 1 done, 0 EOF, -errno. */
+static int recv_all(struct worker *w, struct flow *f, size_t size)
+{
+	f->off = 0;
+	while (f->off < size) {
+		ssize_t r = recv(f->fd, w->buf, chunk(w, size - f->off), 0);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return r ? -errno : 0;
+		f->off += r;
+		f->bytes_read += r;
+	}
+	return 1;
+}
+
+void rr_run_blocking(struct worker *w, struct flow *f)
+{
+	int client = w->rs->is_client, rc = 0;
+
+	while (!worker_stopping(w)) {
+		uint64_t t0 = now_ns(), now;
+
+		if (client) {
+			pause_delay(w);
+			t0 = now_ns();
+			f->off = 0;
+			rc = send_rest(w, f, tx_size(w));
+			if (rc > 0)
+				rc = recv_all(w, f, rx_size(w));
+		} else {
+			rc = recv_all(w, f, rx_size(w));
+			f->off = 0;
+			if (rc > 0)
+				rc = send_rest(w, f, tx_size(w));
+		}
+		if (rc <= 0)
+			break;
+		now = now_ns();
+		if (client)
+			hist_add(f->lat, now - t0);
+		f->transactions++;
+		worker_maybe_snapshot(w, now);
+	}
+	if (rc < 0 && !worker_stopping(w))
+		flow_failed(w, f, -rc);
+	else
+		worker_flow_closed(w, f);
+}

@@ -1,0 +1,100 @@
+/*
+ * Bulk transfer engine (TCP and UDP). A side reads, writes or both, as
+ * fast as the socket lets it; one transaction is one successful
+ * send() or recv() call.
+ */
+#include <errno.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include "../common.h"
+#include "../worker.h"
+
+static void flow_gone(struct worker *w, struct flow *f, int err)
+{
+	if (err && err != ECONNRESET && err != EPIPE)
+		w->errors++;
+	worker_flow_closed(w, f);
+}
+
+static void read_some(struct worker *w, struct flow *f)
+{
+	size_t len = w->rs->o->buffer_size;
+
+	do {
+		ssize_t r = recv(f->fd, w->buf, len, MSG_DONTWAIT);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 && errno == EAGAIN)
+			return;
+		if (r < 0 || (r == 0 && w->rs->wl->socktype == SOCK_STREAM)) {
+			flow_gone(w, f, r ? errno : 0);
+			return;
+		}
+		f->bytes_read += r;
+		f->transactions++;
+	} while (w->rs->o->edge_trigger);
+}
+
+static void write_some(struct worker *w, struct flow *f)
+{
+	uint64_t d = w->rs->o->delay;
+	size_t len = w->rs->o->buffer_size;
+
+	do {
+		ssize_t r;
+
+		if (d) {
+			struct timespec ts = { d / NSEC_PER_SEC,
+					       d % NSEC_PER_SEC };
+			nanosleep(&ts, NULL);
+		}
+		r = send(f->fd, w->buf, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 && errno == EAGAIN)
+			return;
+		if (r < 0 && (errno == ECONNREFUSED || errno == ENOBUFS) &&
+		    w->rs->wl->socktype == SOCK_DGRAM) {
+			/* UDP: the datagram is lost, the flow goes on. */
+			w->errors++;
+			return;
+		}
+		if (r < 0) {
+			flow_gone(w, f, errno);
+			return;
+		}
+		f->bytes_written += r;
+		f->transactions++;
+	} while (w->rs->o->edge_trigger);
+}
+
+void stream_start(struct worker *w, struct flow *f)
+{
+	uint32_t ev = 0;
+
+	if (w->rs->do_read)
+		ev |= EPOLLIN;
+	if (w->rs->do_write)
+		ev |= EPOLLOUT;
+	worker_arm(w, f, ev);
+}
+
+void stream_event(struct worker *w, struct flow *f, uint32_t events)
+{
+	if (events & (EPOLLIN | EPOLLERR | EPOLLHUP)) {
+		if (w->rs->do_read)
+			read_some(w, f);
+		else if (!(events & EPOLLOUT))
+			flow_gone(w, f, 0);
+	}
+	if (!f->open || !(events & EPOLLOUT))
+		return;
+	if (worker_stopping(w))
+		/* Draining after the test: read only. */
+		worker_arm(w, f, f->events & ~EPOLLOUT);
+	else
+		write_some(w, f);
+}

@@ -1,0 +1,14 @@
+#include <sys/socket.h>
+
+#include "../options.h"
+#include "../workload.h"
+
+const struct workload tcp_rr_workload = {
+	.name = "tcp_rr",
+	.bit = W_TCP_RR,
+	.socktype = SOCK_STREAM,
+	.is_rr = 1,
+	.start = rr_start,
+	.event = rr_event,
+	.run_blocking = rr_run_blocking,
+};

@@ -1,0 +1,12 @@
+#include <sys/socket.h>
+
+#include "../options.h"
+#include "../workload.h"
+
+const struct workload tcp_stream_workload = {
+	.name = "tcp_stream",
+	.bit = W_TCP_STREAM,
+	.socktype = SOCK_STREAM,
+	.start = stream_start,
+	.event = stream_event,
+};
