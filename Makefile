@@ -57,7 +57,7 @@ $(BUILD)/tests/t_%: tests/unit/t_%.c $(LIB_OBJS)
 		$(LDLIBS) -lcmocka
 
 unit: $(UNIT_BINS)
-	$(Q)set -e; for t in $(UNIT_BINS); do $$t; done
+	$(Q)rc=0; for t in $(UNIT_BINS); do $$t || rc=1; done; exit $$rc
 
 func: all
 	$(Q)NETSTAGE=$(BUILD)/netstage tests/func/run.sh

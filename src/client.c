@@ -167,7 +167,7 @@ static int run(struct client *c)
 	side_stop(&c->side);
 	if (!failed)
 		trade_totals(c);
-	return failed;
+	return failed ? 1 : 0;
 }
 
 int client_run(struct options *o, const struct workload *wl)

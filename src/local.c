@@ -157,11 +157,31 @@ static void local_free(struct local *l)
 		fclose(l->server_out);
 }
 
+/* Fail on an unwritable output path before anything starts. */
+static int probe_outputs(const struct options *o)
+{
+	const char *paths[] = { o->json, o->all_samples };
+	struct out_file f;
+	char err[256];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(paths); i++) {
+		if (!paths[i])
+			continue;
+		if (out_open(&f, paths[i], err, sizeof(err)))
+			return log_err("%s", err), -1;
+		out_abort(&f);
+	}
+	return 0;
+}
+
 int local_run(struct options *o, const struct workload *wl)
 {
 	struct local l = { 0 };
 	int pfd[2], port, rc, src;
 
+	if (probe_outputs(o))
+		return EXIT_RUNTIME;
 	l.server_out = tmpfile();
 	if (!l.server_out || pipe2(pfd, O_CLOEXEC)) {
 		log_err("--local: %s", strerror(errno));

@@ -370,7 +370,9 @@ static int bad_option(int c, char **argv, char *err, size_t len)
 		return fail(err, len, NULL, "option '%s' needs a value", arg);
 	if (optopt && !(arg[0] == '-' && arg[1] == '-'))
 		return fail(err, len, NULL, "unknown option '-%c'", optopt);
-	return fail(err, len, NULL, "unknown option '%s'", arg);
+	/* The name alone: "--bogus=5" is about --bogus. */
+	return fail(err, len, NULL, "unknown option '%.*s'",
+		    (int)strcspn(arg, "="), arg);
 }
 
 int options_parse(struct options *o, unsigned int wl, int argc, char **argv,

@@ -1,0 +1,97 @@
+# Helpers for the functional tests: run netstage on loopback with a time
+# bound, read keys from its output, and count what passed.
+
+: "${NETSTAGE:=build/netstage}"
+NETSTAGE=$(readlink -f "$NETSTAGE")
+TMP=$(mktemp -d /tmp/netstage-func.XXXXXX)
+PASSED=0
+FAILED=0
+FAILED_NAMES=()
+# Every run of netstage is bounded: a hang fails the test, not CI.
+BOUND=60
+
+cleanup() {
+	jobs -p | xargs -r kill -9 2>/dev/null
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+# A free-looking port pair per test, away from the defaults.
+next_ports() {
+	PORT_BASE=$((PORT_BASE + 2))
+	CPORT=$PORT_BASE
+	DPORT=$((PORT_BASE + 1))
+}
+PORT_BASE=$((20000 + RANDOM % 20000))
+
+ns() {
+	timeout -k 5 "$BOUND" "$NETSTAGE" "$@"
+}
+
+# key FILE NAME: the value of NAME=... in FILE (first match).
+key() {
+	grep -m1 "^$2=" "$1" | cut -d= -f2-
+}
+
+fail() {
+	echo "    $*"
+	return 1
+}
+
+expect_eq() {
+	[ "$1" = "$2" ] || fail "$3: expected '$2', got '$1'"
+}
+
+# Integer comparisons with a message naming what was compared.
+expect_le() {
+	[ "$1" -le "$2" ] || fail "$3: expected $1 <= $2"
+}
+
+expect_gt() {
+	[ "$1" -gt "$2" ] || fail "$3: expected $1 > $2"
+}
+
+run_test() {
+	local name=$1 rc
+
+	# Not in an if or && list: there bash would ignore set -e.
+	(
+		set -e
+		cd "$TMP"
+		"$name"
+	) > "$TMP/$name.log" 2>&1
+	rc=$?
+	if [ "$rc" -eq 0 ]; then
+		PASSED=$((PASSED + 1))
+		echo "ok - $name"
+	else
+		FAILED=$((FAILED + 1))
+		FAILED_NAMES+=("$name")
+		echo "not ok - $name"
+		sed 's/^/    | /' "$TMP/$name.log" | tail -25
+	fi
+}
+
+# Start a server in the background on fresh ports; SRV_PID, SRV_OUT.
+start_server() {
+	next_ports
+	SRV_OUT=$TMP/server.$CPORT.out
+	ns "$@" -C "$CPORT" -P "$DPORT" -q > "$SRV_OUT" 2> "$SRV_OUT.err" &
+	SRV_PID=$!
+	wait_port "$CPORT"
+}
+
+wait_port() {
+	local i
+
+	for i in $(seq 100); do
+		ss -ltn "sport = :$1" | grep -q LISTEN && return 0
+		sleep 0.05
+	done
+	fail "nothing listens on port $1"
+}
+
+finish() {
+	echo "$PASSED passed, $FAILED failed"
+	[ "$FAILED" -eq 0 ]
+}

@@ -1,0 +1,326 @@
+#!/bin/bash
+# Functional tests: real servers and clients on loopback, bounded in time.
+# Each test runs in its own subshell with set -e; the last line is
+# "N passed, M failed".
+cd "$(dirname "$0")/../.." || exit 1
+. tests/func/lib.sh
+
+RESULT_KEYS="time_start utime_start utime_end stime_start stime_end
+maxrss_start maxrss_end minflt_start minflt_end majflt_start majflt_end
+nvcsw_start nvcsw_end nivcsw_start nivcsw_end num_transactions start_index
+end_index num_samples correlation_coefficient time_end"
+
+# Counts of an rr run agree: the server finishes at most one transaction
+# per flow that the client did not see complete.
+check_rr_counts() {
+	local out=$1 flows=$2 c s
+
+	c=$(key "$out" client.num_transactions)
+	s=$(key "$out" server.num_transactions)
+	expect_gt "$c" 0 "client transactions"
+	expect_le "$c" "$s" "client <= server transactions"
+	expect_le "$s" $((c + flows)) "server <= client + flows"
+	expect_eq "$(key "$out" client.remote_num_transactions)" "$s" \
+		"client's copy of the server count"
+	expect_eq "$(key "$out" server.remote_num_transactions)" "$c" \
+		"server's copy of the client count"
+	expect_eq "$(key "$out" client.flows)" "$flows" "client flows"
+	expect_eq "$(key "$out" server.flows)" "$flows" "server flows"
+}
+
+check_result_keys() {
+	local out=$1 side k
+
+	for side in client server; do
+		for k in $RESULT_KEYS; do
+			grep -q "^$side.$k=" "$out" || fail "no $side.$k"
+		done
+	done
+}
+
+t_tcp_rr_local_prints_both_sides() {
+	ns tcp_rr --local -l 2 -q > out
+	check_result_keys out
+	check_rr_counts out 1
+	grep -q '^client.throughput=' out
+	grep -q '^server.throughput=' out
+	grep -q '^client.latency_p99_us=' out
+	expect_eq "$(key out client.num_samples)" 2 "samples of a 2 s test"
+	# Options come first, once per side, with the workload.
+	expect_eq "$(key out client.workload)" tcp_rr "client workload"
+	expect_eq "$(key out server.workload)" tcp_rr "server workload"
+	expect_eq "$(grep -c '^client.num_flows=' out)" 1 "one num_flows"
+	# Nothing unprefixed: the two sides cannot be confused.
+	expect_eq "$(grep -vc '^\(client\|server\)\.' out)" 0 "unprefixed"
+}
+
+t_tcp_rr_threads_and_flows() {
+	local spec f t
+
+	for spec in 4:2 5:2 3:3 8:1; do
+		f=${spec%:*}
+		t=${spec#*:}
+		ns tcp_rr --local -l 1 -q -F "$f" -T "$t" > out
+		check_rr_counts out "$f"
+	done
+}
+
+t_tcp_rr_ipv6() {
+	ns tcp_rr --local -6 -l 1 -q -F 2 -T 2 > out
+	check_rr_counts out 2
+	expect_eq "$(key out client.host)" ::1 "client host"
+}
+
+t_tcp_rr_large_messages() {
+	# Several send()/recv() calls per message.
+	ns tcp_rr --local -l 1 -q -Q 100000 -R 300000 -B 4096 > out
+	check_rr_counts out 1
+	c=$(key out client.num_transactions)
+	r=$(key out client.bytes_read)
+	# Whole responses, and part of one still in flight at the end.
+	expect_le $((c * 300000)) "$r" "client bytes read"
+	expect_le "$r" $((c * 300000 + 299999)) "client bytes read"
+}
+
+t_tcp_rr_io_modes() {
+	ns tcp_rr --local -l 1 -q -F 2 -T 2 --io-mode=blocking > out
+	check_rr_counts out 2
+	ns tcp_rr --local -l 1 -q -F 3 -E > out
+	check_rr_counts out 3
+	ns tcp_rr --local -l 1 -q --nonblocking > out
+	check_rr_counts out 1
+	expect_eq "$(key out client.io_mode)" epoll "io_mode key"
+}
+
+t_separate_server_and_client_with_other_threads() {
+	start_server tcp_rr -T 1
+	ns tcp_rr -c -H 127.0.0.1 -C "$CPORT" -l 1 -q -F 6 -T 3 > cli.out
+	wait "$SRV_PID"
+	c=$(key cli.out num_transactions)
+	s=$(key "$SRV_OUT" num_transactions)
+	expect_le "$c" "$s" "client <= server"
+	expect_le "$s" $((c + 6)) "server <= client + 6"
+	# The server took the flow count from the client.
+	expect_eq "$(key "$SRV_OUT" flows)" 6 "server flows"
+	expect_eq "$(key "$SRV_OUT" num_threads)" 1 "server threads"
+}
+
+t_tcp_stream_bytes_agree_exactly() {
+	ns tcp_stream --local -l 1 -q -F 3 -T 2 > out
+	w=$(key out client.bytes_written)
+	expect_gt "$w" 0 "bytes written"
+	expect_eq "$(key out server.bytes_read)" "$w" "server read all"
+	grep -q '^client.throughput_Mbps=' out
+	grep -q '^server.throughput_Mbps=' out
+	check_result_keys out
+	# Bidirectional: the client reads, so the server writes.
+	ns tcp_stream --local -l 1 -q -r > out
+	expect_gt "$(key out client.bytes_read)" 0 "client read"
+	expect_eq "$(key out server.bytes_read)" \
+		"$(key out client.bytes_written)" "server read all"
+}
+
+t_tcp_stream_ipv6() {
+	ns tcp_stream --local -6 -l 1 -q > out
+	expect_eq "$(key out server.bytes_read)" \
+		"$(key out client.bytes_written)" "server read all"
+}
+
+t_udp_stream_counts_datagrams() {
+	ns udp_stream --local -l 1 -q -F 2 -T 2 -B 1000 > out
+	w=$(key out client.bytes_written)
+	r=$(key out server.bytes_read)
+	expect_gt "$r" 0 "server read"
+	expect_le "$r" "$w" "no more read than written"
+	expect_eq $((r % 1000)) 0 "whole datagrams"
+	expect_eq "$(key out server.num_transactions)" $((r / 1000)) \
+		"one transaction per datagram"
+}
+
+t_samples_csv_columns_and_rows() {
+	ns tcp_rr --local -l 2 -q -F 2 -T 2 --all-samples=run.csv \
+		--percentiles=50,99 > out
+	head -1 run.csv > header
+	expect_eq "$(cat header)" "time,tid,flow_id,bytes_read,transactions,latency_min,latency_mean,latency_max,latency_stddev,latency_p50,latency_p99,utime,stime,maxrss,minflt,majflt,nvcsw,nivcsw" "header"
+	python3 - run.csv "$(key out client.num_samples)" \
+		"$(key out client.num_transactions)" <<'EOF'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+samples, total = int(sys.argv[2]), int(sys.argv[3])
+assert len(rows) == 2 * samples, (len(rows), samples)
+last = {}
+for r in rows:
+    f, t = r["flow_id"], int(r["transactions"])
+    assert t >= last.get(f, 0), "cumulative counts never go down"
+    last[f] = t
+    assert float(r["latency_min"]) <= float(r["latency_p50"]) \
+        <= float(r["latency_p99"]) <= float(r["latency_max"]), r
+assert sorted(last) == ["0", "1"]
+assert sum(last.values()) <= total
+EOF
+	# In --local mode the server's samples go beside the client's.
+	head -1 run.server.csv | grep -q '^time,tid,flow_id,bytes_read,'
+}
+
+t_json_document_matches_key_values() {
+	ns tcp_rr --local -l 2 -q --json run.json --percentiles=95 > out
+	python3 - run.json out <<'EOF'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+kv = dict(l.rstrip("\n").split("=", 1) for l in open(sys.argv[2]))
+for side in ("client", "server"):
+    d = doc[side]
+    assert d["netstage"]["role"] == side
+    assert d["options"]["test_length"] == 2
+    for k, v in d["results"].items():
+        want = kv[side + "." + k]
+        assert str(v) == want or (v is not None and float(v) == float(want)), (k, v, want)
+    assert len(d["intervals"]) == d["results"]["num_samples"]
+assert doc["client"]["results"]["latency_p95_us"] > 0
+assert "p99_us" in doc["client"]["intervals"][0]
+EOF
+	# No temporary files left behind.
+	expect_eq "$(ls | grep -c tmp)" 0 "temporary files"
+}
+
+t_progress_lines_and_quiet() {
+	ns tcp_rr --local -l 2 > out 2> err
+	expect_eq "$(grep -c '^netstage client: \[.*trans/s.*p50.*p99' err)" 2 \
+		"one progress line per interval"
+	ns tcp_stream --local -l 1 > out 2> err
+	grep -q 'Mbps' err
+	ns tcp_rr --local -l 1 -q > out 2> err
+	expect_eq "$(wc -c < err)" 0 "nothing on stderr with --quiet"
+}
+
+t_workload_from_program_name() {
+	ln -s "$NETSTAGE" tcp_stream
+	timeout 10 ./tcp_stream --dry-run > out
+	expect_eq "$(key out workload)" tcp_stream "workload by argv[0]"
+	expect_eq "$(key out buffer_size)" 16384 "stream default buffer"
+	timeout 10 ./tcp_stream --help | grep -q -- '--enable-read'
+	ns tcp_rr --help | grep -q -- '--request-size'
+	ns --help | grep -q 'udp_stream'
+}
+
+# Bad input: one line on stderr naming the problem, status 2, no output.
+expect_usage_error() {
+	local needle=$1 rc=0
+
+	shift
+	ns "$@" > out 2> err || rc=$?
+	expect_eq "$rc" 2 "exit status of: $*"
+	expect_eq "$(wc -l < err)" 1 "stderr lines of: $*"
+	grep -q -- "$needle" err || fail "'$(cat err)' lacks '$needle'"
+	expect_eq "$(wc -c < out)" 0 "stdout of: $*"
+}
+
+t_bad_input_exits_2_with_one_line() {
+	expect_usage_error "unknown workload 'tcp_foo'" tcp_foo
+	expect_usage_error "unknown option '--bogus'" tcp_rr --bogus
+	expect_usage_error "--num-flows: 'x' is not an integer" tcp_rr -F x
+	expect_usage_error "--test-length: 0 is out of range" tcp_rr -l 0
+	expect_usage_error "cannot resolve 'no-such-host.invalid'" \
+		tcp_rr -c -H no-such-host.invalid
+	expect_usage_error "--host: needed with --client" tcp_rr -c
+	expect_usage_error "exclude each other" tcp_stream -4 -6
+	expect_usage_error "unexpected argument" udp_stream oops
+	ns > out 2> err || rc=$?
+	expect_eq "$rc" 2 "no workload"
+}
+
+t_runtime_failures_exit_1() {
+	local rc=0
+
+	next_ports
+	ns tcp_rr -c -H 127.0.0.1 -C "$CPORT" -l 1 -q > out 2> err || rc=$?
+	expect_eq "$rc" 1 "connection refused"
+	grep -q 'control connection: connect to 127.0.0.1:.*refused' err
+	expect_eq "$(wc -l < err)" 1 "one line"
+	# Port in use.
+	start_server tcp_rr
+	rc=0
+	ns tcp_rr -C "$CPORT" -P "$((CPORT + 100))" -q > out 2> err || rc=$?
+	expect_eq "$rc" 1 "port in use"
+	grep -q 'Address already in use' err
+	kill "$SRV_PID"
+	# An output file that cannot be written fails before the test.
+	rc=0
+	ns tcp_rr --local -l 30 -q --json no/such/dir/x.json > out 2> err ||
+		rc=$?
+	expect_eq "$rc" 1 "unwritable --json"
+	grep -q "cannot write 'no/such/dir/x.json'" err
+}
+
+t_garbage_and_wrong_magic_are_counted() {
+	start_server tcp_rr
+	printf 'GET / HTTP/1.0\r\n\r\n' > /dev/tcp/127.0.0.1/"$CPORT"
+	# A netstage client with another secret is dropped too.
+	ns tcp_rr -c -H 127.0.0.1 -C "$CPORT" -l 1 -q -M 7 > bad.out \
+		2> bad.err || true
+	grep -q 'no answer from the server' bad.err
+	# Another workload is refused with a reason, and not counted.
+	rc=0
+	ns tcp_stream -c -H 127.0.0.1 -C "$CPORT" -l 1 -q > bad.out \
+		2> bad.err || rc=$?
+	expect_eq "$rc" 1 "wrong workload"
+	grep -q 'server refused the test: this server runs tcp_rr' bad.err
+	# The server still serves a real client.
+	ns tcp_rr -c -H 127.0.0.1 -C "$CPORT" -l 1 -q > cli.out
+	wait "$SRV_PID"
+	expect_eq "$(key "$SRV_OUT" invalid_secret_count)" 2 "invalid count"
+	expect_gt "$(key cli.out num_transactions)" 0 "real client ran"
+}
+
+t_client_vanishing_ends_the_server() {
+	local start rc=0
+
+	start_server tcp_rr
+	# Not through ns: $! must be netstage itself. -l 30 bounds it.
+	"$NETSTAGE" tcp_rr -c -H 127.0.0.1 -C "$CPORT" -l 30 -q > cli.out &
+	sleep 1.5
+	start=$SECONDS
+	kill -KILL $!
+	wait "$SRV_PID" || rc=$?
+	expect_eq "$rc" 1 "server status"
+	expect_le $((SECONDS - start)) 5 "seconds to notice"
+	grep -q '^error=client went away' "$SRV_OUT"
+	expect_gt "$(key "$SRV_OUT" num_transactions)" 0 "measured"
+	grep -q '^time_end=' "$SRV_OUT"
+}
+
+t_interrupted_client_reports_and_writes_whole_files() {
+	local rc=0
+
+	start_server tcp_rr
+	"$NETSTAGE" tcp_rr -c -H 127.0.0.1 -C "$CPORT" -l 30 -q --json c.json \
+		> cli.out &
+	pid=$!
+	sleep 1.5
+	kill -INT "$pid"
+	wait "$pid" || rc=$?
+	expect_eq "$rc" 1 "interrupted client status"
+	grep -q '^error=interrupted' cli.out
+	python3 -c 'import json,sys; json.load(open("c.json"))'
+	wait "$SRV_PID" || true
+}
+
+t_server_waits_for_num_clients() {
+	start_server tcp_rr --num-clients 2
+	ns tcp_rr -c -H 127.0.0.1 -C "$CPORT" -l 1 -q -F 2 > a.out &
+	a=$!
+	ns tcp_rr -c -H 127.0.0.1 -C "$CPORT" -l 1 -q -F 3 -T 2 > b.out
+	wait "$a"
+	wait "$SRV_PID"
+	expect_eq "$(key "$SRV_OUT" flows)" 5 "flows of both clients"
+	sa=$(key a.out num_transactions)
+	sb=$(key b.out num_transactions)
+	expect_eq "$(key "$SRV_OUT" remote_num_transactions)" $((sa + sb)) \
+		"server's sum of client counts"
+}
+
+TESTS=$(declare -F | awk '{print $3}' | grep '^t_')
+for t in ${1:-$TESTS}; do
+	run_test "$t"
+done
+finish

@@ -1,0 +1,266 @@
+/* Option parsing and validation: defaults, spellings, every error path. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "options.h"
+
+static char err[320];
+
+/* Parse a NULL-terminated list of arguments for workload bit wl. */
+static int parse(struct options *o, unsigned int wl, ...)
+{
+	char *argv[64] = { "netstage" };
+	int argc = 1, rc;
+	va_list ap;
+
+	va_start(ap, wl);
+	while ((argv[argc] = va_arg(ap, char *)))
+		argc++;
+	va_end(ap);
+	err[0] = '\0';
+	rc = options_parse(o, wl, argc, argv, err, sizeof(err));
+	if (!rc)
+		rc = options_validate(o, err, sizeof(err));
+	return rc;
+}
+
+static void expect_error(unsigned int wl, const char *needle, ...)
+{
+	char *argv[64] = { "netstage" };
+	struct options o;
+	int argc = 1, rc;
+	va_list ap;
+
+	va_start(ap, needle);
+	while ((argv[argc] = va_arg(ap, char *)))
+		argc++;
+	va_end(ap);
+	rc = options_parse(&o, wl, argc, argv, err, sizeof(err));
+	if (!rc)
+		rc = options_validate(&o, err, sizeof(err));
+	assert_int_equal(rc, -1);
+	if (!strstr(err, needle))
+		fail_msg("error '%s' does not name '%s'", err, needle);
+	assert_null(strchr(err, '\n'));
+	options_free(&o);
+}
+
+static void t_defaults_follow_the_rushit_docs(void **state)
+{
+	struct options o;
+
+	assert_int_equal(parse(&o, W_TCP_RR, NULL), 0);
+	assert_int_equal(o.client, 0);
+	assert_int_equal(o.control_port, 12866);
+	assert_int_equal(o.port, 12867);
+	assert_int_equal(o.num_flows, 1);
+	assert_int_equal(o.num_threads, 1);
+	assert_int_equal(o.test_length, 10);
+	assert_int_equal(o.request_size, 1);
+	assert_int_equal(o.response_size, 1);
+	assert_int_equal(o.buffer_size, 65536);
+	assert_int_equal(o.maxevents, 1000);
+	assert_int_equal(o.listen_backlog, 128);
+	assert_int_equal(o.magic, 42);
+	assert_true(o.interval == 1.0);
+	assert_null(o.all_samples);
+	assert_int_equal(o.percentiles.n, 0);
+	/* A server reads by default. */
+	assert_int_equal(o.enable_read, 1);
+	options_free(&o);
+}
+
+static void t_buffer_size_default_depends_on_workload(void **state)
+{
+	struct options o;
+
+	assert_int_equal(parse(&o, W_TCP_STREAM, NULL), 0);
+	assert_int_equal(o.buffer_size, 16384);
+	options_free(&o);
+	assert_int_equal(parse(&o, W_UDP_STREAM, NULL), 0);
+	assert_int_equal(o.buffer_size, 1400);
+	options_free(&o);
+}
+
+static void t_short_and_both_long_spellings(void **state)
+{
+	struct options o;
+
+	assert_int_equal(parse(&o, W_TCP_RR, "-c", "-H", "127.0.0.1", "-F",
+			       "10", "--num-threads", "2", "--test_length=3",
+			       "-Q", "100", "--response-size=200", NULL), 0);
+	assert_int_equal(o.client, 1);
+	assert_string_equal(o.host, "127.0.0.1");
+	assert_int_equal(o.num_flows, 10);
+	assert_int_equal(o.num_threads, 2);
+	assert_int_equal(o.test_length, 3);
+	assert_int_equal(o.request_size, 100);
+	assert_int_equal(o.response_size, 200);
+	/* A client writes by default. */
+	assert_int_equal(o.enable_write, 1);
+	options_free(&o);
+}
+
+static void t_R_means_what_the_workload_says(void **state)
+{
+	struct options o;
+
+	/* neper: -R is response_size for rr, reuseaddr for stream. */
+	assert_int_equal(parse(&o, W_TCP_RR, "-R", "7", NULL), 0);
+	assert_int_equal(o.response_size, 7);
+	assert_int_equal(o.reuseaddr, 0);
+	options_free(&o);
+	assert_int_equal(parse(&o, W_TCP_STREAM, "-R", NULL), 0);
+	assert_int_equal(o.reuseaddr, 1);
+	options_free(&o);
+}
+
+static void t_all_samples_takes_an_optional_file(void **state)
+{
+	struct options o;
+
+	assert_int_equal(parse(&o, W_TCP_RR, "-A", NULL), 0);
+	assert_string_equal(o.all_samples, "samples.csv");
+	options_free(&o);
+	assert_int_equal(parse(&o, W_TCP_RR, "--all-samples=x.csv", NULL), 0);
+	assert_string_equal(o.all_samples, "x.csv");
+	options_free(&o);
+	assert_int_equal(parse(&o, W_TCP_RR, "-Ay.csv", NULL), 0);
+	assert_string_equal(o.all_samples, "y.csv");
+	options_free(&o);
+}
+
+static void t_percentiles_and_durations(void **state)
+{
+	struct options o;
+
+	assert_int_equal(parse(&o, W_TCP_RR, "--percentiles=25,50,99.9",
+			       "-D", "20us", NULL), 0);
+	assert_int_equal(o.percentiles.n, 3);
+	assert_true(o.percentiles.p[0] == 25);
+	assert_true(o.percentiles.p[2] == 99.9);
+	assert_int_equal(o.delay, 20000);
+	options_free(&o);
+	assert_int_equal(parse(&o, W_TCP_RR, "-D", "1.5ms", NULL), 0);
+	assert_int_equal(o.delay, 1500000);
+	options_free(&o);
+}
+
+static void t_epoll_trigger_and_io_mode(void **state)
+{
+	struct options o;
+
+	assert_int_equal(parse(&o, W_TCP_RR, "--epoll-trigger=edge", NULL), 0);
+	assert_int_equal(o.edge_trigger, 1);
+	options_free(&o);
+	assert_int_equal(parse(&o, W_TCP_RR, "-c", "-H", "::1", "-F", "2",
+			       "-T", "2", "--io-mode=blocking", NULL), 0);
+	assert_int_equal(o.io_mode, IO_BLOCKING);
+	options_free(&o);
+}
+
+static void t_local_needs_no_host(void **state)
+{
+	struct options o;
+
+	assert_int_equal(parse(&o, W_TCP_RR, "--local", NULL), 0);
+	assert_int_equal(o.client, 1);
+	assert_int_equal(o.local, 1);
+	options_free(&o);
+}
+
+static void t_parse_errors_name_the_option(void **state)
+{
+	expect_error(W_TCP_RR, "unknown option '--bogus'", "--bogus", NULL);
+	expect_error(W_TCP_RR, "unknown option '-x'", "-x", NULL);
+	expect_error(W_TCP_RR, "--num-flows: 'abc' is not an integer", "-F",
+		     "abc", NULL);
+	expect_error(W_TCP_RR, "--num-flows: 0 is out of range", "-F", "0",
+		     NULL);
+	expect_error(W_TCP_RR, "--num-threads: -1 is out of range", "-T", "-1",
+		     NULL);
+	expect_error(W_TCP_RR, "--test-length: '1x' is not an integer", "-l",
+		     "1x", NULL);
+	expect_error(W_TCP_RR, "--port: 70000 is out of range", "-P", "70000",
+		     NULL);
+	expect_error(W_TCP_RR, "--interval", "-I", "0", NULL);
+	expect_error(W_TCP_RR, "--interval", "-I", "nan", NULL);
+	expect_error(W_TCP_RR, "--request-size", "-Q", "0", NULL);
+	expect_error(W_TCP_RR, "--percentiles", "-p", "50,101", NULL);
+	expect_error(W_TCP_RR, "--percentiles", "-p", "50,,x", NULL);
+	expect_error(W_TCP_RR, "--delay", "-D", "5parsecs", NULL);
+	expect_error(W_TCP_RR, "--max-pacing-rate", "-m", "-5", NULL);
+	expect_error(W_TCP_RR, "--epoll-trigger", "--epoll-trigger=up", NULL);
+	expect_error(W_TCP_RR, "--io-mode", "--io-mode=spin", NULL);
+	expect_error(W_TCP_RR, "'-l' needs a value", "-l", NULL);
+	expect_error(W_TCP_RR, "'--host' needs a value", "--host", NULL);
+	expect_error(W_TCP_RR, "unexpected argument 'extra'", "extra", NULL);
+	expect_error(W_UDP_STREAM, "--buffer-size", "-B", "70000", NULL);
+	/* Options of another workload are unknown here. */
+	expect_error(W_TCP_STREAM, "unknown option '--request-size'",
+		     "--request-size=5", NULL);
+	expect_error(W_TCP_RR, "unknown option '-r'", "-r", NULL);
+}
+
+static void t_validation_errors(void **state)
+{
+	expect_error(W_TCP_RR, "exclude each other", "-4", "-6", NULL);
+	expect_error(W_TCP_RR, "--host: needed with --client", "-c", NULL);
+	expect_error(W_TCP_RR, "cannot resolve 'no-such-host.invalid'", "-c",
+		     "-H", "no-such-host.invalid", NULL);
+	expect_error(W_TCP_RR, "--local-host: cannot resolve", "-L",
+		     "no-such-host.invalid", NULL);
+	expect_error(W_TCP_RR, "0 is only valid for a server", "-c", "-H",
+		     "127.0.0.1", "-C", "0", NULL);
+	expect_error(W_TCP_STREAM, "'blocking' is only for rr",
+		     "--io-mode=blocking", NULL);
+	expect_error(W_TCP_RR, "--num-threads >= --num-flows", "-c", "-H",
+		     "127.0.0.1", "-F", "4", "--io-mode=blocking", NULL);
+	expect_error(W_TCP_RR, "no --edge-trigger", "-E",
+		     "--io-mode=blocking", NULL);
+	expect_error(W_TCP_RR, "cannot resolve '::1'", "-4", "-c", "-H",
+		     "::1", NULL);
+}
+
+static void t_dump_lists_every_option_once(void **state)
+{
+	struct kv_list kv = { 0 };
+	struct options o;
+	size_t i, j;
+
+	assert_int_equal(parse(&o, W_TCP_RR, "-F", "3", NULL), 0);
+	options_dump(&o, &kv);
+	for (i = 0; i < kv.n; i++)
+		for (j = i + 1; j < kv.n; j++)
+			if (!strcmp(kv.v[i].key, kv.v[j].key))
+				fail_msg("key %s twice", kv.v[i].key);
+	for (i = 0; i < kv.n; i++)
+		if (!strcmp(kv.v[i].key, "num_flows"))
+			assert_string_equal(kv.v[i].text, "3");
+	kv_free(&kv);
+	options_free(&o);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(t_defaults_follow_the_rushit_docs),
+		cmocka_unit_test(t_buffer_size_default_depends_on_workload),
+		cmocka_unit_test(t_short_and_both_long_spellings),
+		cmocka_unit_test(t_R_means_what_the_workload_says),
+		cmocka_unit_test(t_all_samples_takes_an_optional_file),
+		cmocka_unit_test(t_percentiles_and_durations),
+		cmocka_unit_test(t_epoll_trigger_and_io_mode),
+		cmocka_unit_test(t_local_needs_no_host),
+		cmocka_unit_test(t_parse_errors_name_the_option),
+		cmocka_unit_test(t_validation_errors),
+		cmocka_unit_test(t_dump_lists_every_option_once),
+	};
+
+	return cmocka_run_group_tests_name("options", tests, NULL, NULL);
+}

@@ -1,0 +1,121 @@
+/* Throughput fit, key=value and JSON output, output-file naming. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "fit.h"
+#include "kv.h"
+#include "side.h"
+
+static void t_fit_of_a_line_is_exact(void **state)
+{
+	double x[] = { 1, 2, 3, 4, 5 }, y[5], slope, r;
+	int i;
+
+	for (i = 0; i < 5; i++)
+		y[i] = 30000 * x[i] + 17;
+	linear_fit(x, y, 5, &slope, &r);
+	assert_true(fabs(slope - 30000) < 1e-6);
+	assert_true(fabs(r - 1) < 1e-12);
+}
+
+static void t_fit_correlation_of_noisy_data(void **state)
+{
+	/* Python's statistics.linear_regression and .correlation agree. */
+	double x[] = { -1, 0, 1 }, y[] = { -1, 0.2, 0.6 }, slope, r;
+
+	linear_fit(x, y, 3, &slope, &r);
+	assert_true(fabs(slope - 0.8) < 1e-12);
+	assert_true(fabs(r - 0.9607689228305228) < 1e-12);
+}
+
+static void t_fit_needs_two_points(void **state)
+{
+	double x[] = { 1, 1 }, y[] = { 5, 6 }, slope, r;
+
+	linear_fit(x, y, 1, &slope, &r);
+	assert_true(isnan(slope) && isnan(r));
+	linear_fit(x, y, 2, &slope, &r);	/* no spread in x */
+	assert_true(isnan(slope));
+}
+
+static char *capture(void (*fn)(FILE *, const struct kv_list *),
+		     const struct kv_list *l)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	fn(f, l);
+	fclose(f);
+	return buf;
+}
+
+static void print_plain(FILE *f, const struct kv_list *l)
+{
+	kv_print(l, f, "client.");
+}
+
+static void print_json(FILE *f, const struct kv_list *l)
+{
+	kv_json_members(l, f, 0);
+}
+
+static void t_kv_prints_and_escapes(void **state)
+{
+	struct kv_list l = { 0 };
+	char *s;
+
+	kv_int(&l, "num_transactions", 329605);
+	kv_num(&l, "throughput", 33009.8412, 2);
+	kv_num(&l, "correlation_coefficient", NAN, 2);
+	kv_str(&l, "error", "say \"hi\"\\\n");
+	s = capture(print_plain, &l);
+	assert_string_equal(s, "client.num_transactions=329605\n"
+			       "client.throughput=33009.84\n"
+			       "client.correlation_coefficient=nan\n"
+			       "client.error=say \"hi\"\\\n\n");
+	free(s);
+	s = capture(print_json, &l);
+	assert_string_equal(s, "\"num_transactions\": 329605,\n"
+			       "\"throughput\": 33009.84,\n"
+			       "\"correlation_coefficient\": null,\n"
+			       "\"error\": \"say \\\"hi\\\"\\\\\\u000a\"\n");
+	free(s);
+	kv_free(&l);
+}
+
+static void t_server_file_names_in_local_mode(void **state)
+{
+	char *p;
+
+	p = side_server_path("samples.csv");
+	assert_string_equal(p, "samples.server.csv");
+	free(p);
+	p = side_server_path("/tmp/a.b/run");
+	assert_string_equal(p, "/tmp/a.b/run.server");
+	free(p);
+	p = side_server_path("out/.hidden");
+	assert_string_equal(p, "out/.hidden.server");
+	free(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(t_fit_of_a_line_is_exact),
+		cmocka_unit_test(t_fit_correlation_of_noisy_data),
+		cmocka_unit_test(t_fit_needs_two_points),
+		cmocka_unit_test(t_kv_prints_and_escapes),
+		cmocka_unit_test(t_server_file_names_in_local_mode),
+	};
+
+	return cmocka_run_group_tests_name("report", tests, NULL, NULL);
+}
