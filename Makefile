@@ -2,6 +2,7 @@
 # `make check` runs every test; `make check SANITIZE=1` builds everything
 # with AddressSanitizer and UndefinedBehaviorSanitizer first; `make run`
 # installs what is missing, builds, and runs a short loopback tcp_rr.
+# Both `run` and `check` install missing Debian packages first.
 # V=1 shows the commands.
 
 CC ?= cc
@@ -62,7 +63,8 @@ unit: $(UNIT_BINS)
 func: all
 	$(Q)NETSTAGE=$(BUILD)/netstage tests/func/run.sh
 
-check: unit func
+check: deps
+	$(Q)$(MAKE) --no-print-directory unit func
 
 deps:
 	$(Q)scripts/install-deps.sh

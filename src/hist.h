@@ -15,7 +15,7 @@
 
 #define HIST_SUB_BITS 7
 #define HIST_SUB (1u << HIST_SUB_BITS)
-/* 2^38 ns is about 275 s: past the 100 s the contract promises. */
+/* Values up to 2^39 ns (549 s): past the 100 s the contract promises. */
 #define HIST_TOP_BIT 38
 #define HIST_BUCKETS (2 * HIST_SUB + (HIST_TOP_BIT - HIST_SUB_BITS) * HIST_SUB)
 #define HIST_MAX_NS ((1ULL << (HIST_TOP_BIT + 1)) - 1)

@@ -143,7 +143,9 @@ int net_connect(const struct options *o, int socktype, const struct addr *a,
 int net_data_sockopts(const struct options *o, int fd, int socktype,
 		      char *err, size_t len)
 {
-	if (socktype == SOCK_STREAM && set_int(fd, IPPROTO_TCP, TCP_NODELAY, 1))
+	/* Requests go out at once; bulk data is left to coalesce. */
+	if (socktype == SOCK_STREAM && (o->workload & W_RR) &&
+	    set_int(fd, IPPROTO_TCP, TCP_NODELAY, 1))
 		return sys_fail(-1, err, len, "setsockopt(TCP_NODELAY)");
 	if (o->max_pacing_rate &&
 	    setsockopt(fd, SOL_SOCKET, SO_MAX_PACING_RATE, &o->max_pacing_rate,

@@ -33,7 +33,7 @@ int net_listen(const struct options *o, int socktype, int port,
 int net_connect(const struct options *o, int socktype, const struct addr *a,
 		int timeout_ms, char *err, size_t len);
 
-/* Options every data socket gets: TCP_NODELAY, pacing, RTO, SO_DEBUG. */
+/* Options every data socket gets: TCP_NODELAY (rr), pacing, RTO, SO_DEBUG. */
 int net_data_sockopts(const struct options *o, int fd, int socktype,
 		      char *err, size_t len);
 

@@ -175,12 +175,14 @@ void rr_run_blocking(struct worker *w, struct flow *f)
 {
 	int client = w->rs->is_client, rc = 0;
 
-	while (!worker_stopping(w)) {
-		uint64_t t0 = now_ns(), now;
+	uint64_t t0 = now_ns(), now;
 
+	while (!worker_stopping(w)) {
 		if (client) {
-			pause_delay(w);
-			t0 = now_ns();
+			if (w->rs->o->delay) {
+				pause_delay(w);
+				t0 = now_ns();
+			}
 			f->off = 0;
 			rc = send_rest(w, f, tx_size(w));
 			if (rc > 0)
@@ -193,9 +195,11 @@ void rr_run_blocking(struct worker *w, struct flow *f)
 		}
 		if (rc <= 0)
 			break;
+		/* One clock read ends this transaction and starts the next. */
 		now = now_ns();
 		if (client)
 			hist_add(f->lat, now - t0);
+		t0 = now;
 		f->transactions++;
 		worker_maybe_snapshot(w, now);
 	}

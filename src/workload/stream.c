@@ -18,13 +18,29 @@ static void flow_gone(struct worker *w, struct flow *f, int err)
 	worker_flow_closed(w, f);
 }
 
+/*
+ * Calls per readiness event at most: enough to save most epoll_wait()
+ * calls on a busy flow, few enough that one flow cannot starve the
+ * others of its thread. Edge-triggered epoll must go on to EAGAIN.
+ */
+#define BURST 16
+
+static int more(const struct worker *w, int i, ssize_t r, size_t len)
+{
+	if (w->rs->o->edge_trigger)
+		return 1;
+	/* A short call means the socket is drained (or full) for now. */
+	return i < BURST && (size_t)r == len;
+}
+
 static void read_some(struct worker *w, struct flow *f)
 {
 	size_t len = w->rs->o->buffer_size;
+	ssize_t r;
+	int i = 0;
 
 	do {
-		ssize_t r = recv(f->fd, w->buf, len, MSG_DONTWAIT);
-
+		r = recv(f->fd, w->buf, len, MSG_DONTWAIT);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0 && errno == EAGAIN)
@@ -35,17 +51,17 @@ static void read_some(struct worker *w, struct flow *f)
 		}
 		f->bytes_read += r;
 		f->transactions++;
-	} while (w->rs->o->edge_trigger);
+	} while (more(w, ++i, r, len));
 }
 
 static void write_some(struct worker *w, struct flow *f)
 {
 	uint64_t d = w->rs->o->delay;
 	size_t len = w->rs->o->buffer_size;
+	ssize_t r;
+	int i = 0;
 
 	do {
-		ssize_t r;
-
 		if (d) {
 			struct timespec ts = { d / NSEC_PER_SEC,
 					       d % NSEC_PER_SEC };
@@ -68,7 +84,7 @@ static void write_some(struct worker *w, struct flow *f)
 		}
 		f->bytes_written += r;
 		f->transactions++;
-	} while (w->rs->o->edge_trigger);
+	} while (more(w, ++i, r, len) && !worker_stopping(w));
 }
 
 void stream_start(struct worker *w, struct flow *f)

@@ -1,0 +1,25 @@
+#!/bin/sh
+# Install the Debian packages netstage needs to build and test. Idempotent:
+# installs only what is missing, so `make run` costs nothing the second time.
+# Runs as root, or through sudo when it is available.
+set -e
+
+BUILD="make gcc libc6-dev pkg-config libcmocka-dev"
+# Test tools: python3 parses the CSV and JSON outputs; iproute2 gives ss.
+TEST="python3 iproute2 procps"
+PKGS="$BUILD $TEST ${EXTRA_PKGS:-}"
+
+missing=""
+for p in $PKGS; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+		grep -q "ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+echo "installing:$missing"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -qq --no-install-recommends $missing > /dev/null
