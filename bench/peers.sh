@@ -39,22 +39,27 @@ record() {
 	printf '  %-34s %12.1f\n' "$1" "$2"
 }
 
-ns_rr() {		# name pin args...
+# ns_run NAME PIN KEY WORKLOAD ARGS...: record netstage's result KEY.
+ns_run() {
+	local name=$1 pin=$2 key=$3 wl=$4
+
+	shift 4
+	$pin $NS "$wl" --local -q -l "$LEN" "$@" > "$OUT/ns.out"
+	record "$name" "$(grep -m1 "^$key=" "$OUT/ns.out" | cut -d= -f2)"
+}
+
+ns_rr() {
 	local name=$1 pin=$2
 
 	shift 2
-	$pin $NS tcp_rr --local -q -l "$LEN" "$@" > "$OUT/ns.out"
-	record "$name" "$(grep -m1 '^client.throughput=' "$OUT/ns.out" |
-		cut -d= -f2)"
+	ns_run "$name" "$pin" client.throughput tcp_rr "$@"
 }
 
 ns_stream() {
 	local name=$1 pin=$2
 
 	shift 2
-	$pin $NS tcp_stream --local -q -l "$LEN" "$@" > "$OUT/ns.out"
-	record "$name" "$(grep -m1 '^server.throughput_Mbps=' "$OUT/ns.out" |
-		cut -d= -f2)"
+	ns_run "$name" "$pin" server.throughput_Mbps tcp_stream "$@"
 }
 
 sockperf_pp() {

@@ -183,18 +183,10 @@ int client_run(struct options *o, const struct workload *wl)
 		free(c);
 		return EXIT_RUNTIME;
 	}
-	rc = run(c);
-	if (rc < 0) {
-		log_err("%s", c->err);
-		side_stop(&c->side);
-	} else {
-		if (rc)
-			log_err("%s", c->side.res.error);
-		rc |= side_finish(&c->side);
-	}
+	rc = side_conclude(&c->side, run(c), c->err);
 	if (c->ctl >= 0)
 		close(c->ctl);
 	side_free(&c->side);
 	free(c);
-	return rc ? EXIT_RUNTIME : 0;
+	return rc;
 }

@@ -336,15 +336,7 @@ int server_run(struct options *o, const struct workload *wl)
 		free(sv);
 		return EXIT_RUNTIME;
 	}
-	rc = serve(sv);
-	if (rc < 0) {
-		log_err("%s", sv->err);
-		side_stop(&sv->side);
-	} else {
-		if (rc)
-			log_err("%s", sv->side.res.error);
-		rc |= side_finish(&sv->side);
-	}
+	rc = side_conclude(&sv->side, serve(sv), sv->err);
 	for (i = 0; i < sv->nclients; i++)
 		close(sv->ctl[i]);
 	if (sv->ctl_listen >= 0)
@@ -353,5 +345,5 @@ int server_run(struct options *o, const struct workload *wl)
 		close(sv->data_listen);
 	side_free(&sv->side);
 	free(sv);
-	return rc ? EXIT_RUNTIME : 0;
+	return rc;
 }

@@ -125,6 +125,19 @@ int side_finish(struct side *s)
 	return rc;
 }
 
+int side_conclude(struct side *s, int rc, const char *err)
+{
+	if (rc < 0) {
+		log_err("%s", err);
+		side_stop(s);
+		return EXIT_RUNTIME;
+	}
+	if (rc)
+		log_err("%s", s->res.error);
+	rc |= side_finish(s);
+	return rc ? EXIT_RUNTIME : 0;
+}
+
 void side_free(struct side *s)
 {
 	int i;

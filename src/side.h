@@ -39,6 +39,12 @@ int side_start(struct side *s, char *err, size_t len);
 void side_stop(struct side *s);
 /* Print the results and write the files: 0, or 1 if a file failed. */
 int side_finish(struct side *s);
+/*
+ * End a side whose run returned rc: < 0 a set-up failure described in
+ * err (no results to print), 1 a test that ended early (res.error says
+ * why; results printed), 0 a full test. Returns the exit status.
+ */
+int side_conclude(struct side *s, int rc, const char *err);
 void side_free(struct side *s);
 
 /* Where output files of the server go in --local mode. */

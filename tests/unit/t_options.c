@@ -11,17 +11,14 @@
 
 static char err[320];
 
-/* Parse a NULL-terminated list of arguments for workload bit wl. */
-static int parse(struct options *o, unsigned int wl, ...)
+/* Parse and validate argv (NULL-terminated in ap) for workload bit wl. */
+static int vparse(struct options *o, unsigned int wl, va_list ap)
 {
 	char *argv[64] = { "netstage" };
 	int argc = 1, rc;
-	va_list ap;
 
-	va_start(ap, wl);
 	while ((argv[argc] = va_arg(ap, char *)))
 		argc++;
-	va_end(ap);
 	err[0] = '\0';
 	rc = options_parse(o, wl, argc, argv, err, sizeof(err));
 	if (!rc)
@@ -29,20 +26,27 @@ static int parse(struct options *o, unsigned int wl, ...)
 	return rc;
 }
 
+static int parse(struct options *o, unsigned int wl, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, wl);
+	rc = vparse(o, wl, ap);
+	va_end(ap);
+	return rc;
+}
+
+/* The arguments fail with one line that contains needle. */
 static void expect_error(unsigned int wl, const char *needle, ...)
 {
-	char *argv[64] = { "netstage" };
 	struct options o;
-	int argc = 1, rc;
 	va_list ap;
+	int rc;
 
 	va_start(ap, needle);
-	while ((argv[argc] = va_arg(ap, char *)))
-		argc++;
+	rc = vparse(&o, wl, ap);
 	va_end(ap);
-	rc = options_parse(&o, wl, argc, argv, err, sizeof(err));
-	if (!rc)
-		rc = options_validate(&o, err, sizeof(err));
 	assert_int_equal(rc, -1);
 	if (!strstr(err, needle))
 		fail_msg("error '%s' does not name '%s'", err, needle);

@@ -1,0 +1,82 @@
+/*
+ * The one definition of what netstage traces, shared by the BPF program
+ * (bpf/stages.bpf.c) and user space (src/trace/). Self-contained: no
+ * kernel or libc headers, so both sides can include it.
+ *
+ * A transaction is timed at boundaries: kernel ones (K), stamped by BPF
+ * programs on the socket's own events, and user ones (U), stamped by the
+ * worker with CLOCK_MONOTONIC, the clock bpf_ktime_get_ns() reads. The
+ * stages of a side are the intervals between its consecutive boundaries,
+ * so they add up to the side's time span. docs/stages.md defines each.
+ */
+#ifndef NETSTAGE_STAGES_H
+#define NETSTAGE_STAGES_H
+
+/* X(name, where): every boundary, in no particular order. */
+#define NS_BOUNDARIES(X)						\
+	X(APP_SEND, U)	  /* worker calls send() for the message */	\
+	X(TCP_SEND, K)	  /* first tcp_sendmsg_locked of the message */	\
+	X(DEV_XMIT, K)	  /* first device hand-off after it */		\
+	X(NETIF_RX, K)	  /* netif_receive_skb of the first payload skb */ \
+	X(TCP_RX, K)	  /* tcp_probe (tcp_rcv_established), same skb */ \
+	X(DATA_READY, K)  /* first sk_data_ready after it */		\
+	X(EPOLL_RET, U)	  /* epoll_wait returned with the flow readable */ \
+	X(RECV_RET, K)	  /* the recv that completes the message returns */ \
+	X(SEND_RET, K)	  /* the send that completes the message returns */ \
+	X(APP_DONE, U)	  /* worker sees the transaction complete */
+
+#define NS_B_ENUM(name, where) NS_B_##name,
+enum ns_boundary { NS_BOUNDARIES(NS_B_ENUM) NS_B_COUNT };
+#undef NS_B_ENUM
+
+/*
+ * X(side, stage name, from, to): each side's stages in time order. A
+ * client transaction runs from APP_SEND to APP_DONE, the latency its
+ * worker measures; a server's from the request's NETIF_RX to APP_DONE
+ * after the response is sent.
+ */
+#define NS_STAGES(X)						\
+	X(CLIENT, send_call, APP_SEND, TCP_SEND)		\
+	X(CLIENT, tcp_tx, TCP_SEND, DEV_XMIT)			\
+	X(CLIENT, remote, DEV_XMIT, NETIF_RX)			\
+	X(CLIENT, softirq_rx, NETIF_RX, TCP_RX)			\
+	X(CLIENT, tcp_rx, TCP_RX, DATA_READY)			\
+	X(CLIENT, wakeup, DATA_READY, EPOLL_RET)		\
+	X(CLIENT, recv_call, EPOLL_RET, RECV_RET)		\
+	X(CLIENT, to_app, RECV_RET, APP_DONE)			\
+	X(SERVER, softirq_rx, NETIF_RX, TCP_RX)			\
+	X(SERVER, tcp_rx, TCP_RX, DATA_READY)			\
+	X(SERVER, wakeup, DATA_READY, EPOLL_RET)		\
+	X(SERVER, recv_call, EPOLL_RET, RECV_RET)		\
+	X(SERVER, app, RECV_RET, APP_SEND)			\
+	X(SERVER, send_call, APP_SEND, TCP_SEND)		\
+	X(SERVER, tcp_tx, TCP_SEND, DEV_XMIT)			\
+	X(SERVER, send_return, DEV_XMIT, APP_DONE)
+
+enum ns_side { NS_CLIENT = 0, NS_SERVER = 1 };
+
+/* Per registered socket, in BPF_MAP_TYPE_SK_STORAGE. */
+struct ns_sk {
+	/* written by user space when it registers the socket */
+	unsigned int flow_id;
+	unsigned short worker;
+	unsigned char side;	/* enum ns_side */
+	unsigned char pad;
+	/* kept by BPF */
+	unsigned long long seq;		/* transactions completed */
+	unsigned int rx_bytes;		/* of the inbound message so far */
+	unsigned int tx_bytes;		/* of the outbound message so far */
+	/* this transaction's K stamps, by enum ns_boundary (U ones stay 0) */
+	unsigned long long t[NS_B_COUNT];
+};
+
+/* One record per transaction per side, from BPF to the side's worker. */
+struct ns_krecord {
+	unsigned int flow_id;
+	unsigned char side;
+	unsigned char pad[3];
+	unsigned long long seq;
+	unsigned long long t[NS_B_COUNT];	/* 0: not seen */
+};
+
+#endif
