@@ -1,7 +1,7 @@
 # netstage build. `make` builds build/netstage and the workload links;
 # `make check` runs every test; `make check SANITIZE=1` builds everything
 # with AddressSanitizer and UndefinedBehaviorSanitizer first; `make run`
-# installs what is missing, builds, and runs a short loopback tcp_rr.
+# installs what is missing, builds, and runs a short traced loopback tcp_rr.
 # Both `run` and `check` install missing Debian packages first.
 # V=1 shows the commands.
 
@@ -9,10 +9,16 @@ CC ?= cc
 BUILD ?= build
 WORKLOADS := tcp_rr tcp_stream udp_stream
 
+ARCH := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
+CLANG ?= clang
+BPFTOOL ?= $(shell command -v bpftool || echo /usr/sbin/bpftool)
+
 CFLAGS ?= -O2 -g
 CFLAGS += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter \
-	  -Wshadow -Wstrict-prototypes -MMD -MP
-LDLIBS += -lpthread -lm
+	  -Wshadow -Wstrict-prototypes -MMD -MP -Ibpf -I$(BUILD)/bpf
+LDLIBS += -lbpf -lelf -lz -lpthread -lm
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) \
+	      -Ibpf -Wall
 
 ifeq ($(SANITIZE),1)
 BUILD := $(BUILD)-san
@@ -29,7 +35,7 @@ Q := @
 msg = @printf '  %-6s %s\n' $(1) $(2);
 endif
 
-SRCS := $(wildcard src/*.c src/workload/*.c)
+SRCS := $(wildcard src/*.c src/workload/*.c src/trace/*.c)
 OBJS := $(SRCS:%.c=$(BUILD)/%.o)
 LIB_OBJS := $(filter-out $(BUILD)/src/main.o,$(OBJS))
 
@@ -44,6 +50,17 @@ all: $(BUILD)/netstage $(WORKLOADS:%=$(BUILD)/%)
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
 	$(call msg,CC,$<)$(CC) $(CFLAGS) -c -o $@ $<
+
+# The BPF object, and the skeleton user space includes to load it.
+$(BUILD)/bpf/stages.bpf.o: bpf/stages.bpf.c bpf/stages.h \
+			   vmlinux/$(ARCH)/vmlinux.h
+	@mkdir -p $(@D)
+	$(call msg,BPF,$@)$(CLANG) $(BPF_CFLAGS) -c -o $@ $<
+
+$(BUILD)/bpf/stages.skel.h: $(BUILD)/bpf/stages.bpf.o
+	$(call msg,SKEL,$@)$(BPFTOOL) gen skeleton $< name stages_bpf > $@
+
+$(BUILD)/src/trace/tracer.o: $(BUILD)/bpf/stages.skel.h
 
 $(BUILD)/netstage: $(OBJS)
 	$(call msg,LINK,$@)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
@@ -70,7 +87,7 @@ deps:
 	$(Q)scripts/install-deps.sh
 
 run: deps all
-	$(BUILD)/netstage tcp_rr --local -l 3
+	$(BUILD)/netstage tcp_rr --local -l 3 --trace
 
 clean:
 	rm -rf build build-san

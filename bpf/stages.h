@@ -55,6 +55,10 @@ enum ns_boundary { NS_BOUNDARIES(NS_B_ENUM) NS_B_COUNT };
 
 enum ns_side { NS_CLIENT = 0, NS_SERVER = 1 };
 
+/* Workers that can be traced, and each one's ring buffer. */
+#define NS_MAX_RINGS 256
+#define NS_RING_BYTES (1 << 20)
+
 /* Per registered socket, in BPF_MAP_TYPE_SK_STORAGE. */
 struct ns_sk {
 	/* written by user space when it registers the socket */
@@ -68,6 +72,12 @@ struct ns_sk {
 	unsigned int tx_bytes;		/* of the outbound message so far */
 	/* this transaction's K stamps, by enum ns_boundary (U ones stay 0) */
 	unsigned long long t[NS_B_COUNT];
+	/*
+	 * Receive stamps of the next message, when it arrives before this
+	 * transaction ends (a server's next request can come in while its
+	 * send of this response is still returning).
+	 */
+	unsigned long long next[NS_B_COUNT];
 };
 
 /* One record per transaction per side, from BPF to the side's worker. */

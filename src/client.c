@@ -153,7 +153,12 @@ static int run(struct client *c)
 	struct ctl_msg m = { .type = CTL_START };
 	int failed;
 
-	if (hello(c) || open_flows(c))
+	if (hello(c))
+		return -1;
+	side_open_tracer(&c->side, ntohs(c->data.ss.ss_family == AF_INET6 ?
+		((struct sockaddr_in6 *)&c->data.ss)->sin6_port :
+		((struct sockaddr_in *)&c->data.ss)->sin_port));
+	if (open_flows(c))
 		return -1;
 	if (ctl_expect(c->ctl, CTL_READY, &m, CTL_TIMEOUT_MS)) {
 		snprintf(c->err, sizeof(c->err), "server never got ready");

@@ -16,7 +16,9 @@ struct flow {
 	int state;		/* engine-specific */
 	int open;
 	size_t off;		/* bytes done of the message in progress */
-	uint64_t t_send;	/* rr client: when the request's send began */
+	uint64_t t_send;	/* rr: when the message's send began */
+	uint64_t t_epoll;	/* rr: epoll_wait return that began a receive */
+	uint64_t tr_seq;	/* --trace: transactions, as BPF numbers them */
 	uint32_t events;	/* epoll events armed now */
 	uint64_t transactions;
 	uint64_t bytes_read;

@@ -57,6 +57,12 @@ static void run_child(struct options *o, const struct workload *wl,
 		free(o->all_samples);
 		o->all_samples = p;
 	}
+	if (o->trace_records) {
+		char *p = side_server_path(o->trace_records);
+
+		free(o->trace_records);
+		o->trace_records = p;
+	}
 	options_print(o, wl->name);
 	rc = server_run(o, wl);
 	fflush(stdout);
@@ -160,7 +166,7 @@ static void local_free(struct local *l)
 /* Fail on an unwritable output path before anything starts. */
 static int probe_outputs(const struct options *o)
 {
-	const char *paths[] = { o->json, o->all_samples };
+	const char *paths[] = { o->json, o->all_samples, o->trace_records };
 	struct out_file f;
 	char err[256];
 	size_t i;

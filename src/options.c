@@ -24,6 +24,7 @@ enum opt_type {
 	T_TRIGGER,	/* level|edge into an int */
 	T_IOMODE,
 	T_DELAY,	/* duration: ns, or with ns/us/ms/s suffix */
+	T_TRACE,	/* optional argument: records */
 };
 
 struct opt_def {
@@ -124,6 +125,12 @@ static const struct opt_def defs[] = {
 	  "read from flows (on by default for the server)" },
 	{ "enable_write", 'w', T_BOOL, O(enable_write), W_STREAM, NULL, 0, 0,
 	  "write to flows (on by default for the client)" },
+	{ "trace", 0, T_TRACE, O(trace), W_RR, NULL, 0, 0,
+	  "time each transaction by kernel stage (eBPF); =records" },
+	{ "trace_records", 0, T_STR, O(trace_records), W_RR, NULL, 0, 0,
+	  "write every traced transaction's boundaries (CSV) to FILE" },
+	{ "trace_max_records", 0, T_INT, O(trace_max_records), W_RR,
+	  "100000", 0, 100000000, "transactions --trace-records keeps at most" },
 	{ "help", 'h', T_BOOL, O(help), W_ALL, NULL, 0, 0,
 	  "show this help" },
 };
@@ -284,6 +291,14 @@ static int set_value(struct options *o, const struct opt_def *d,
 			return fail(err, len, d,
 				    "'%s' is neither 'epoll' nor 'blocking'", arg);
 		return 0;
+	case T_TRACE:
+		if (arg && !strcmp(arg, "hist"))
+			return fail(err, len, d,
+				    "'hist' (histograms kept in BPF) is not built yet; use --trace");
+		if (arg && strcmp(arg, "records"))
+			return fail(err, len, d, "'%s' is not 'records'", arg);
+		*FIELD(o, d, int) = 1;
+		return 0;
 	case T_DELAY:
 		if (parse_delay(arg, FIELD(o, d, uint64_t)))
 			return fail(err, len, d,
@@ -321,7 +336,8 @@ static int has_arg(const struct opt_def *d)
 {
 	if (d->type == T_BOOL)
 		return no_argument;
-	return d->type == T_OPTSTR ? optional_argument : required_argument;
+	return d->type == T_OPTSTR || d->type == T_TRACE ? optional_argument
+							 : required_argument;
 }
 
 static void build_tables(struct getopt_tables *t, unsigned int wl)
@@ -443,6 +459,9 @@ int options_validate(struct options *o, char *err, size_t len)
 		return fail(err, len, NULL,
 			    "option --io-mode: 'blocking' needs --num-threads >= --num-flows (%d < %d)",
 			    o->num_threads, o->num_flows);
+	if (o->trace_records && !o->trace)
+		return fail(err, len, NULL,
+			    "option --trace-records: needs --trace");
 	if (o->host && !o->local &&
 	    check_resolves(o, o->host, "host", err, len))
 		return -1;
@@ -485,6 +504,9 @@ static void dump_one(const struct options *o, const struct opt_def *d,
 		break;
 	case T_TRIGGER:
 		kv_str(out, d->name, *FIELD(o, d, int) ? "edge" : "level");
+		break;
+	case T_TRACE:
+		kv_str(out, d->name, *FIELD(o, d, int) ? "records" : "off");
 		break;
 	case T_IOMODE:
 		kv_str(out, d->name, *FIELD(o, d, enum io_mode) == IO_BLOCKING ?
@@ -548,7 +570,8 @@ void options_usage(unsigned int wl, const char *name)
 			 d->shortopt ? '-' : ' ', d->shortopt ? d->shortopt : ' ',
 			 d->shortopt ? "," : " ", longname,
 			 d->type == T_BOOL ? "" :
-			 d->type == T_OPTSTR ? "[=FILE]" : " VALUE");
+			 d->type == T_OPTSTR ? "[=FILE]" :
+			 d->type == T_TRACE ? "[=MODE]" : " VALUE");
 		printf("  %-32s %s%s%s%s\n", left, d->usage,
 		       d->defval ? " [" : "", d->defval ? d->defval : "",
 		       d->defval ? "]" : "");

@@ -71,6 +71,10 @@ struct options {
 	/* rr */
 	int request_size;
 	int response_size;
+	/* tracing (rr) */
+	int trace;		/* 0 off, 1 per-transaction records */
+	char *trace_records;	/* CSV of merged records, or NULL */
+	int trace_max_records;
 	/* stream */
 	int buffer_size;
 	int enable_read;

@@ -64,6 +64,8 @@ void report_collect(struct side_result *r, struct worker *w, int n,
 		}
 	}
 	throughput_fit(r, w, n, rs);
+	if (rs->tracer)
+		trace_summarise(&r->trace, rs->tracer, w, n, rs->is_client);
 }
 
 static double tv(const struct timeval *t)
@@ -141,6 +143,9 @@ void report_kv(const struct side_result *r, const struct run_shared *rs,
 		kv_uint(out, "remote_bytes_written",
 			r->remote[R_BYTES_WRITTEN]);
 	}
+	if (rs->o->trace)
+		trace_kv(&r->trace, rs->tracer, r->trace_off, r->transactions,
+			 out);
 	if (r->error)
 		kv_str(out, "error", r->error);
 	kv_num(out, "time_end", ns_to_s(r->t_end), 9);

@@ -13,6 +13,7 @@
 #include "ctl_msg.h"
 #include "hist.h"
 #include "kv.h"
+#include "trace/summary.h"
 #include "worker.h"
 
 struct side_result {
@@ -29,6 +30,8 @@ struct side_result {
 	int has_remote;
 	uint64_t remote[R_NFIELDS];
 	const char *error;	/* what ended the test early, or NULL */
+	const char *trace_off;	/* --trace asked but off: why */
+	struct trace_summary trace;
 };
 
 void report_collect(struct side_result *r, struct worker *w, int n,

@@ -310,6 +310,7 @@ static int serve(struct server *sv)
 			 (sv->hello_flags & HF_CLIENT_READS);
 	s->rs.request_size = sv->o->request_size;
 	s->rs.response_size = sv->o->response_size;
+	side_open_tracer(s, sv->data_port);
 	if (handshake(sv) || side_start(s, sv->err, sizeof(sv->err)))
 		return -1;
 	failed = wait_stop(sv);

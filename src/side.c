@@ -7,6 +7,7 @@
 
 #include "common.h"
 #include "side.h"
+#include "trace/tracer.h"
 
 volatile sig_atomic_t interrupted;
 
@@ -51,11 +52,48 @@ int side_init(struct side *s, struct options *o, const struct workload *wl,
 		return -1;
 	if (o->json && out_open(&s->json, o->json, err, len))
 		return -1;
+	if (o->trace_records &&
+	    out_open(&s->trace_records, o->trace_records, err, len))
+		return -1;
 	return 0;
+}
+
+void side_open_tracer(struct side *s, int data_port)
+{
+	struct options *o = s->o;
+	int client = s->rs.is_client;
+	struct tracer_cfg cfg = {
+		.side = client ? NS_CLIENT : NS_SERVER,
+		.rx_size = client ? s->rs.response_size : s->rs.request_size,
+		.tx_size = client ? s->rs.request_size : s->rs.response_size,
+		.data_port = data_port,
+		.nworkers = o->num_threads,
+		.verbose = o->logtostderr,
+	};
+
+	if (!o->trace)
+		return;
+	s->rs.tracer = tracer_open(&cfg, s->trace_off, sizeof(s->trace_off));
+	if (!s->rs.tracer) {
+		log_err("%s", s->trace_off);
+		return;
+	}
+	s->rs.trace_recs_per_worker =
+		(o->trace_max_records + o->num_threads - 1) / o->num_threads;
+	log_info("tracing with %s", tracer_hooks(s->rs.tracer));
 }
 
 void side_add_flow(struct side *s, struct flow *f)
 {
+	int rc;
+
+	if (s->rs.tracer) {
+		rc = tracer_register(s->rs.tracer, f->fd, f->id,
+				     f->id % s->o->num_threads);
+		if (rc)
+			log_err("--trace: flow %d not traced: %s", f->id,
+				strerror(-rc));
+	}
 	if (!(s->nflows & (s->nflows - 1)) || !s->flows)
 		s->flows = xrealloc(s->flows, s->nflows ? 2 * s->nflows : 1,
 				    sizeof(*s->flows));
@@ -104,9 +142,19 @@ int side_finish(struct side *s)
 	char err[256];
 	int rc = 0;
 
+	s->res.trace_off = s->trace_off;
 	report_kv(&s->res, &s->rs, &results);
 	kv_print(&results, stdout, s->o->prefix);
 	fflush(stdout);
+	if (s->rs.tracer)
+		trace_table(&s->res.trace, stderr,
+			    s->rs.is_client ? "client" : "server");
+	if (s->trace_records.f) {
+		trace_records_csv(s->trace_records.f, s->workers, s->nworkers,
+				  s->rs.is_client ? NS_CLIENT : NS_SERVER);
+		if (out_commit(&s->trace_records, err, sizeof(err)))
+			log_err("%s", err), rc = 1;
+	}
 	if (s->samples.f) {
 		write_samples_csv(s->samples.f, s->workers, s->nworkers,
 				  &s->rs);
@@ -144,6 +192,7 @@ void side_free(struct side *s)
 
 	out_abort(&s->samples);
 	out_abort(&s->json);
+	out_abort(&s->trace_records);
 	workers_free(s->workers, s->nworkers);
 	for (i = 0; i < s->nflows; i++)
 		flow_free(s->flows[i]);
@@ -152,6 +201,7 @@ void side_free(struct side *s)
 		close(s->rs.stop_efd);
 	if (s->rs.iv.nworkers)
 		intervals_free(&s->rs.iv);
+	tracer_close(s->rs.tracer);
 }
 
 char *side_server_path(const char *path)

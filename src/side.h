@@ -25,6 +25,8 @@ struct side {
 	struct side_result res;
 	struct out_file samples;
 	struct out_file json;
+	struct out_file trace_records;
+	char trace_off[256];	/* --trace asked, and why it is off */
 };
 
 /* Set by SIGINT/SIGTERM: the test ends early and still reports. */
@@ -34,6 +36,13 @@ void install_signal_handlers(void);
 /* Opens the output files first, so a bad path fails before the test. */
 int side_init(struct side *s, struct options *o, const struct workload *wl,
 	      int is_client, char *err, size_t len);
+/*
+ * --trace: load the BPF side for this side's data port and message
+ * sizes. A kernel that refuses leaves the test running untraced, with
+ * one line saying why.
+ */
+void side_open_tracer(struct side *s, int data_port);
+/* Adds the flow, registering its socket with the tracer first. */
 void side_add_flow(struct side *s, struct flow *f);
 int side_start(struct side *s, char *err, size_t len);
 void side_stop(struct side *s);

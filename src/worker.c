@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "trace/collect.h"
 #include "worker.h"
 
 /* Per-flow samples one worker keeps at most: memory stays bounded. */
@@ -169,6 +170,8 @@ static void epoll_loop(struct worker *w)
 	while (!loop_done(w)) {
 		n = epoll_wait(w->epfd, ev, max,
 			       worker_stopping(w) ? 50 : timeout_ms(w));
+		if (w->tw)
+			w->t_epoll = now_ns();
 		for (i = 0; i < n; i++) {
 			struct flow *f = ev[i].data.ptr;
 
@@ -233,6 +236,15 @@ static int setup_worker(struct worker *w, struct run_shared *rs, char *err,
 	w->buf = xcalloc(1, rs->o->buffer_size > 65536 ? rs->o->buffer_size
 							: 65536);
 	hist_reset(&w->ilat);
+	if (rs->tracer) {
+		w->tw = xcalloc(1, sizeof(*w->tw));
+		if (trace_worker_init(w->tw, rs->tracer, w->id,
+				      rs->is_client ? NS_CLIENT : NS_SERVER,
+				      rs->trace_recs_per_worker)) {
+			snprintf(err, len, "trace ring: %s", strerror(errno));
+			return -1;
+		}
+	}
 	if (rs->o->io_mode == IO_BLOCKING)
 		return 0;
 	w->epfd = epoll_create1(EPOLL_CLOEXEC);
@@ -318,6 +330,9 @@ void workers_free(struct worker *w, int n)
 		free(w[i].buf);
 		free(w[i].ticks);
 		free(w[i].samples);
+		if (w[i].tw)
+			trace_worker_free(w[i].tw);
+		free(w[i].tw);
 	}
 	free(w);
 }

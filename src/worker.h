@@ -17,6 +17,9 @@
 #include "options.h"
 #include "workload.h"
 
+struct tracer;
+struct trace_worker;
+
 /* What every worker of one side shares, read-only once started. */
 struct run_shared {
 	const struct options *o;
@@ -34,6 +37,8 @@ struct run_shared {
 	uint64_t drain_deadline;
 	int stop_efd;
 	struct intervals iv;
+	struct tracer *tracer;	/* NULL: not tracing */
+	long trace_recs_per_worker;
 };
 
 /* One flow's figures over one interval, a row of samples.csv. */
@@ -72,6 +77,8 @@ struct worker {
 	struct hist ilat;	/* scratch: this interval, all flows */
 	uint64_t prev_transactions, prev_bytes;
 	uint64_t errors;	/* send/recv failures other than EAGAIN */
+	uint64_t t_epoll;	/* --trace: when epoll_wait last returned */
+	struct trace_worker *tw;	/* --trace: this worker's share */
 };
 
 /* Start the side's workers: flow i goes to worker i % n. */

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "../common.h"
+#include "../trace/collect.h"
 #include "../worker.h"
 
 enum { RR_SENDING = 1, RR_RECEIVING };
@@ -39,6 +40,14 @@ static void pause_delay(const struct worker *w)
 
 	if (d)
 		nanosleep(&ts, NULL);
+}
+
+/* --trace: the transaction on f is complete at `done`. */
+static void traced(struct worker *w, struct flow *f, uint64_t done)
+{
+	struct ustamps u = { f->t_send, f->t_epoll, done };
+
+	trace_worker_done(w->tw, f, &u);
 }
 
 /* A peer that went away ends the flow; anything else is also counted. */
@@ -78,8 +87,11 @@ static void continue_send(struct worker *w, struct flow *f)
 		worker_arm(w, f, EPOLLOUT);
 		return;
 	}
-	if (!w->rs->is_client)
+	if (!w->rs->is_client) {
 		f->transactions++;
+		if (w->tw)
+			traced(w, f, now_ns());
+	}
 	f->state = RR_RECEIVING;
 	f->off = 0;
 	worker_arm(w, f, EPOLLIN);
@@ -105,6 +117,10 @@ static void message_received(struct worker *w, struct flow *f)
 		now = now_ns();
 		hist_add(f->lat, now - f->t_send);
 		f->transactions++;
+		if (w->tw)
+			traced(w, f, now);
+	} else if (w->tw) {
+		now = now_ns();	/* the server's APP_SEND */
 	}
 	begin_send(w, f, now);
 }
@@ -114,6 +130,8 @@ static void on_readable(struct worker *w, struct flow *f)
 	int edge = w->rs->o->edge_trigger;
 	size_t size = rx_size(w);
 
+	if (f->off == 0)
+		f->t_epoll = w->t_epoll;
 	while (f->open && f->state == RR_RECEIVING) {
 		ssize_t r = recv(f->fd, w->buf, chunk(w, size - f->off), 0);
 
@@ -190,6 +208,8 @@ void rr_run_blocking(struct worker *w, struct flow *f)
 		} else {
 			rc = recv_all(w, f, rx_size(w));
 			f->off = 0;
+			if (w->tw)
+				f->t_send = now_ns();
 			if (rc > 0)
 				rc = send_rest(w, f, tx_size(w));
 		}
@@ -197,8 +217,12 @@ void rr_run_blocking(struct worker *w, struct flow *f)
 			break;
 		/* One clock read ends this transaction and starts the next. */
 		now = now_ns();
-		if (client)
+		if (client) {
 			hist_add(f->lat, now - t0);
+			f->t_send = t0;
+		}
+		if (w->tw)
+			traced(w, f, now);
 		t0 = now;
 		f->transactions++;
 		worker_maybe_snapshot(w, now);

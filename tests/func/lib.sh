@@ -6,6 +6,9 @@ NETSTAGE=$(readlink -f "$NETSTAGE")
 TMP=$(mktemp -d /tmp/netstage-func.XXXXXX)
 PASSED=0
 FAILED=0
+SKIPPED=0
+# A test that cannot run here exits with this, after saying why.
+SKIP=77
 FAILED_NAMES=()
 # Every run of netstage is bounded: a hang fails the test, not CI.
 BOUND=60
@@ -61,7 +64,10 @@ run_test() {
 		"$name"
 	) > "$TMP/$name.log" 2>&1
 	rc=$?
-	if [ "$rc" -eq 0 ]; then
+	if [ "$rc" -eq "$SKIP" ]; then
+		SKIPPED=$((SKIPPED + 1))
+		echo "skip - $name: $(tail -1 "$TMP/$name.log")"
+	elif [ "$rc" -eq 0 ]; then
 		PASSED=$((PASSED + 1))
 		echo "ok - $name"
 	else
@@ -91,7 +97,15 @@ wait_port() {
 	fail "nothing listens on port $1"
 }
 
+# Tracing loads BPF: root only. Others skip, saying so.
+need_root() {
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "needs root to load BPF"
+		exit "$SKIP"
+	fi
+}
+
 finish() {
-	echo "$PASSED passed, $FAILED failed"
+	echo "$PASSED passed, $FAILED failed, $SKIPPED skipped"
 	[ "$FAILED" -eq 0 ]
 }

@@ -319,6 +319,10 @@ t_server_waits_for_num_clients() {
 		"server's sum of client counts"
 }
 
+for f in tests/func/t_*.sh; do
+	. "$f"
+done
+
 TESTS=$(declare -F | awk '{print $3}' | grep '^t_')
 for t in ${1:-$TESTS}; do
 	run_test "$t"

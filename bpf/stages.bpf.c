@@ -1,0 +1,348 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Kernel side of netstage --trace: stamp each registered socket's
+ * transaction at the kernel boundaries of bpf/stages.h and hand one
+ * record per transaction to the worker that owns the socket.
+ *
+ * Only sockets user space registered in `socks` are traced: every other
+ * socket costs one failed storage lookup. Receive starts before a packet
+ * has a socket, so netif_receive_skb remembers when payload for each
+ * connection of the data port first arrived, and tcp_probe (which has
+ * the socket) takes it by the socket's addresses. Keyed by connection,
+ * not skb: the socket backlog coalesces skbs, GRO merges them.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_endian.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "stages.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+#define ETH_P_IP 0x0800
+#define ETH_P_IPV6 0x86DD
+#define IPPROTO_TCP 6
+#define MSG_PEEK 2
+
+/* Set by user space before load. */
+const volatile __u32 rx_size[2];	/* [side]: bytes of an inbound message */
+const volatile __u32 tx_size[2];	/* [side]: bytes of an outbound one */
+const volatile __u16 data_port;		/* packets to or from it are ours */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct ns_sk);
+} socks SEC(".maps");
+
+/* One ring per worker, so each worker reads only its own records. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, NS_MAX_RINGS);
+	__type(key, __u32);
+	__array(values, struct {
+		__uint(type, BPF_MAP_TYPE_RINGBUF);
+		__uint(max_entries, NS_RING_BYTES);
+	});
+} rings SEC(".maps");
+
+/* A connection as a packet to it names it, and as its socket does. */
+struct conn {
+	__u32 raddr[4];		/* IPv4 in raddr[0] */
+	__u32 laddr[4];
+	__u16 rport;		/* network order */
+	__u16 lport;		/* network order */
+	__u32 family;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct conn);
+	/* when netif_receive_skb first saw payload not yet taken by TCP */
+	__type(value, __u64);
+} rx_first SEC(".maps");
+
+/* Records that found their ring full. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} lost SEC(".maps");
+
+static __always_inline struct ns_sk *lookup(const struct sock *sk)
+{
+	return bpf_sk_storage_get(&socks, (struct sock *)sk, 0, 0);
+}
+
+static __always_inline void stamp_once(struct ns_sk *st, int b, __u64 now)
+{
+	if (!st->t[b])
+		st->t[b] = now;
+}
+
+/* Hand the transaction to its worker and start the next one. */
+static __always_inline void emit(struct ns_sk *st)
+{
+	__u32 worker = st->worker, zero = 0;
+	struct ns_krecord *r;
+	void *ring;
+	__u64 *n;
+	int i;
+
+	ring = bpf_map_lookup_elem(&rings, &worker);
+	r = ring ? bpf_ringbuf_reserve(ring, sizeof(*r), 0) : NULL;
+	if (r) {
+		r->flow_id = st->flow_id;
+		r->side = st->side;
+		r->seq = st->seq;
+		for (i = 0; i < NS_B_COUNT; i++)
+			r->t[i] = st->t[i];
+		/* The worker polls its ring after each transaction: no wake-up. */
+		bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
+	} else {
+		n = bpf_map_lookup_elem(&lost, &zero);
+		if (n)
+			(*n)++;
+	}
+	st->seq++;
+	for (i = 0; i < NS_B_COUNT; i++) {
+		st->t[i] = st->next[i];
+		st->next[i] = 0;
+	}
+}
+
+/*
+ * Where receive stamps go: this transaction's, or once its inbound
+ * message is complete, the next one's.
+ */
+static __always_inline __u64 *rx_slots(struct ns_sk *st)
+{
+	return st->t[NS_B_RECV_RET] ? st->next : st->t;
+}
+
+/*
+ * Is this packet TCP payload to or from the data port? If so, fill in
+ * the connection it is for. skb->data is at L3. Pure ACKs are no message.
+ */
+static __always_inline int ours(const struct sk_buff *skb, struct conn *c)
+{
+	unsigned char *data = BPF_CORE_READ(skb, data);
+	__u16 proto = bpf_ntohs(BPF_CORE_READ(skb, protocol));
+	__u16 ports[2], iplen;
+	__u8 l4, vihl, doff;
+	int thoff;
+
+	if (proto == ETH_P_IP) {
+		if (bpf_probe_read_kernel(&vihl, 1, data) ||
+		    bpf_probe_read_kernel(&l4, 1, data + 9) ||
+		    bpf_probe_read_kernel(&iplen, 2, data + 2) ||
+		    bpf_probe_read_kernel(&c->raddr[0], 4, data + 12) ||
+		    bpf_probe_read_kernel(&c->laddr[0], 4, data + 16))
+			return 0;
+		thoff = (vihl & 0xf) * 4;
+	} else if (proto == ETH_P_IPV6) {
+		if (bpf_probe_read_kernel(&l4, 1, data + 6) ||
+		    bpf_probe_read_kernel(&iplen, 2, data + 4) ||
+		    bpf_probe_read_kernel(c->raddr, 16, data + 8) ||
+		    bpf_probe_read_kernel(c->laddr, 16, data + 24))
+			return 0;
+		thoff = 40;
+	} else {
+		return 0;
+	}
+	if (l4 != IPPROTO_TCP ||
+	    bpf_probe_read_kernel(ports, sizeof(ports), data + thoff) ||
+	    bpf_probe_read_kernel(&doff, 1, data + thoff + 12))
+		return 0;
+	if (bpf_ntohs(ports[0]) != data_port && bpf_ntohs(ports[1]) != data_port)
+		return 0;
+	c->rport = ports[0];
+	c->lport = ports[1];
+	c->family = proto;
+	iplen = bpf_ntohs(iplen);
+	if (proto == ETH_P_IP)
+		iplen -= thoff;
+	/* A length of 0 is a GSO packet too big for the field: payload. */
+	return iplen == 0 || iplen > (doff >> 4) * 4;
+}
+
+SEC("tp_btf/netif_receive_skb")
+int BPF_PROG(netif_receive_skb, struct sk_buff *skb)
+{
+	struct conn c = {};
+	__u64 now;
+
+	if (!ours(skb, &c))
+		return 0;
+	now = bpf_ktime_get_ns();
+	/* The earliest payload TCP has not taken yet: the message's first. */
+	bpf_map_update_elem(&rx_first, &c, &now, BPF_NOEXIST);
+	return 0;
+}
+
+/* The connection of a socket, keyed as ours() keys its packets. */
+static __always_inline void sock_conn(const struct sock *sk,
+				      const struct sk_buff *skb,
+				      struct conn *c)
+{
+	__u16 proto = bpf_ntohs(BPF_CORE_READ(skb, protocol));
+
+	c->family = proto;
+	c->rport = BPF_CORE_READ(sk, __sk_common.skc_dport);
+	c->lport = bpf_htons(BPF_CORE_READ(sk, __sk_common.skc_num));
+	if (proto == ETH_P_IP) {
+		c->raddr[0] = BPF_CORE_READ(sk, __sk_common.skc_daddr);
+		c->laddr[0] = BPF_CORE_READ(sk, __sk_common.skc_rcv_saddr);
+	} else {
+		BPF_CORE_READ_INTO(&c->raddr, sk,
+				   __sk_common.skc_v6_daddr.in6_u.u6_addr32);
+		BPF_CORE_READ_INTO(&c->laddr, sk,
+				   __sk_common.skc_v6_rcv_saddr.in6_u.u6_addr32);
+	}
+}
+
+/* TCP receive: in tcp_rcv_established; skb->data is at the TCP header. */
+static __always_inline int tcp_rx(struct sock *sk, const struct sk_buff *skb)
+{
+	struct ns_sk *st = lookup(sk);
+	__u64 *seen, netif, *slots;
+	struct conn c = {};
+	unsigned char *data;
+	__u8 doff;
+
+	if (!st)
+		return 0;
+	sock_conn(sk, skb, &c);
+	seen = bpf_map_lookup_elem(&rx_first, &c);
+	netif = seen ? *seen : 0;
+	if (seen)
+		bpf_map_delete_elem(&rx_first, &c);
+	data = BPF_CORE_READ(skb, data);
+	if (bpf_probe_read_kernel(&doff, 1, data + 12))
+		return 0;
+	/* Pure ACKs carry no message: they are no boundary. */
+	if (BPF_CORE_READ(skb, len) <= (doff >> 4) * 4u)
+		return 0;
+	slots = rx_slots(st);
+	if (!slots[NS_B_TCP_RX]) {
+		slots[NS_B_TCP_RX] = bpf_ktime_get_ns();
+		slots[NS_B_NETIF_RX] = netif;
+	}
+	return 0;
+}
+
+SEC("tp_btf/tcp_probe")
+int BPF_PROG(tcp_probe, struct sock *sk, const struct sk_buff *skb)
+{
+	return tcp_rx(sk, skb);
+}
+
+SEC("fentry/tcp_rcv_established")
+int BPF_PROG(tcp_rcv_established, struct sock *sk, struct sk_buff *skb)
+{
+	return tcp_rx(sk, skb);
+}
+
+SEC("tp_btf/sk_data_ready")
+int BPF_PROG(sk_data_ready, const struct sock *sk)
+{
+	struct ns_sk *st = lookup(sk);
+	__u64 *slots;
+
+	if (!st)
+		return 0;
+	slots = rx_slots(st);
+	if (slots[NS_B_TCP_RX] && !slots[NS_B_DATA_READY])
+		slots[NS_B_DATA_READY] = bpf_ktime_get_ns();
+	return 0;
+}
+
+SEC("tp_btf/sock_recv_length")
+int BPF_PROG(sock_recv_length, struct sock *sk, int ret, int flags)
+{
+	struct ns_sk *st;
+	__u32 side;
+
+	if (ret <= 0 || (flags & MSG_PEEK))
+		return 0;
+	st = lookup(sk);
+	if (!st)
+		return 0;
+	side = st->side & 1;
+	st->rx_bytes += ret;
+	if (st->rx_bytes < rx_size[side])
+		return 0;
+	st->rx_bytes = 0;
+	st->t[NS_B_RECV_RET] = bpf_ktime_get_ns();
+	/* A client's transaction ends with the response received. */
+	if (side == NS_CLIENT)
+		emit(st);
+	return 0;
+}
+
+SEC("tp_btf/tcp_sendmsg_locked")
+int BPF_PROG(tcp_sendmsg_locked, const struct sock *sk, const struct msghdr *msg,
+	     const struct sk_buff *skb, int size_goal)
+{
+	struct ns_sk *st = lookup(sk);
+
+	if (st)
+		stamp_once(st, NS_B_TCP_SEND, bpf_ktime_get_ns());
+	return 0;
+}
+
+/* The first hand-off to a driver after the message entered TCP. */
+static __always_inline int dev_xmit(const struct sk_buff *skb)
+{
+	/* Read directly: the verifier must see a socket, not a number. */
+	struct sock *sk = skb->sk;
+	struct ns_sk *st;
+
+	if (!sk)
+		return 0;
+	st = lookup(sk);
+	if (st && st->t[NS_B_TCP_SEND])
+		stamp_once(st, NS_B_DEV_XMIT, bpf_ktime_get_ns());
+	return 0;
+}
+
+SEC("tp_btf/net_dev_start_xmit")
+int BPF_PROG(net_dev_start_xmit, const struct sk_buff *skb,
+	     const struct net_device *dev)
+{
+	return dev_xmit(skb);
+}
+
+SEC("fentry/dev_hard_start_xmit")
+int BPF_PROG(dev_hard_start_xmit, struct sk_buff *first)
+{
+	return dev_xmit(first);
+}
+
+SEC("tp_btf/sock_send_length")
+int BPF_PROG(sock_send_length, struct sock *sk, int ret, int flags)
+{
+	struct ns_sk *st;
+	__u32 side;
+
+	if (ret <= 0)
+		return 0;
+	st = lookup(sk);
+	if (!st)
+		return 0;
+	side = st->side & 1;
+	st->tx_bytes += ret;
+	if (st->tx_bytes < tx_size[side])
+		return 0;
+	st->tx_bytes = 0;
+	st->t[NS_B_SEND_RET] = bpf_ktime_get_ns();
+	/* A server's transaction ends with the response sent. */
+	if (side == NS_SERVER)
+		emit(st);
+	return 0;
+}

@@ -1,0 +1,105 @@
+#include <errno.h>
+#include <string.h>
+
+#include <bpf/libbpf.h>
+
+#include "../common.h"
+#include "../flow.h"
+#include "collect.h"
+#include "tracer.h"
+
+static int on_record(void *ctx, void *data, size_t size)
+{
+	struct trace_worker *tw = ctx;
+
+	if (size < sizeof(tw->rec))
+		return 0;
+	/* More than one record per transaction: the earlier is lost. */
+	if (tw->have)
+		tw->norecord++;
+	memcpy(&tw->rec, data, sizeof(tw->rec));
+	tw->have = 1;
+	return 0;
+}
+
+int trace_worker_init(struct trace_worker *tw, struct tracer *t, int id,
+		      enum ns_side side, long max_recs)
+{
+	int i;
+
+	memset(tw, 0, sizeof(*tw));
+	tw->side = side;
+	tw->id = id;
+	tw->max_recs = max_recs;
+	for (i = 0; i < NS_MAX_STAGES; i++)
+		hist_reset(&tw->stage[i]);
+	tw->rb = ring_buffer__new(tracer_ring_fd(t, id), on_record, tw, NULL);
+	return tw->rb ? 0 : -errno;
+}
+
+void trace_worker_account(struct trace_worker *tw, enum merge_result r,
+			  const struct merged *m, uint32_t flow_id,
+			  uint64_t seq)
+{
+	int i, n = stage_count(tw->side);
+	struct trace_rec *tr;
+
+	if (r != MERGE_OK)
+		tw->bad_at[m->bad]++;
+	if (r == MERGE_MISSING) {
+		tw->missing++;
+		return;
+	}
+	if (r == MERGE_DISORDER) {
+		tw->disorder++;
+		return;
+	}
+	tw->complete++;
+	for (i = 0; i < n; i++)
+		hist_add(&tw->stage[i], m->stage[i]);
+	if (tw->nrecs >= tw->max_recs)
+		return;
+	if (!tw->recs)
+		tw->recs = xcalloc(tw->max_recs, sizeof(*tw->recs));
+	tr = &tw->recs[tw->nrecs++];
+	tr->flow_id = flow_id;
+	tr->worker = tw->id;
+	tr->seq = seq;
+	memcpy(tr->b, m->b, sizeof(tr->b));
+}
+
+void trace_worker_done(struct trace_worker *tw, struct flow *f,
+		       const struct ustamps *u)
+{
+	ring_buffer__consume(tw->rb);
+	trace_worker_take(tw, f, u);
+}
+
+void trace_worker_take(struct trace_worker *tw, struct flow *f,
+		       const struct ustamps *u)
+{
+	struct merged m;
+
+	if (!tw->have || tw->rec.flow_id != (uint32_t)f->id) {
+		tw->norecord++;
+		f->tr_seq++;
+		return;
+	}
+	tw->have = 0;
+	/*
+	 * The record was emitted inside this transaction's own last call,
+	 * so it is this transaction's even if an earlier one went
+	 * unrecorded (counted then): follow the kernel's numbering.
+	 */
+	f->tr_seq = tw->rec.seq + 1;
+	trace_worker_account(tw, merge_transaction(tw->side, &tw->rec, u, &m),
+			     &m, f->id, tw->rec.seq);
+}
+
+void trace_worker_free(struct trace_worker *tw)
+{
+	ring_buffer__free(tw->rb);
+	free(tw->recs);
+	tw->rb = NULL;
+	tw->recs = NULL;
+}

@@ -1,0 +1,63 @@
+/*
+ * A worker's share of tracing: after each transaction it reads its own
+ * ring (the kernel record of that transaction is already there: BPF
+ * emits it inside the worker's own last recv or send of it), merges it
+ * with the worker's stamps and adds the stage durations to histograms.
+ * No locks: everything here belongs to one worker.
+ */
+#ifndef NETSTAGE_TRACE_COLLECT_H
+#define NETSTAGE_TRACE_COLLECT_H
+
+#include <stdint.h>
+
+#include "../hist.h"
+#include "merge.h"
+
+struct flow;
+struct tracer;
+struct ring_buffer;
+
+/* One merged transaction kept for --trace-records. */
+struct trace_rec {
+	uint32_t flow_id;
+	uint16_t worker;
+	uint64_t seq;
+	uint64_t b[NS_B_COUNT];
+};
+
+struct trace_worker {
+	struct ring_buffer *rb;
+	enum ns_side side;
+	int id;
+	struct ns_krecord rec;	/* the record read last */
+	int have;
+	uint64_t complete;
+	uint64_t missing;	/* a kernel boundary was not seen */
+	uint64_t disorder;	/* boundaries out of time order */
+	uint64_t norecord;	/* no kernel record for the transaction */
+	uint64_t bad_at[NS_B_COUNT];	/* missing or disorder, by boundary */
+	struct hist stage[NS_MAX_STAGES];
+	struct trace_rec *recs;	/* at most max_recs */
+	long nrecs, max_recs;
+};
+
+int trace_worker_init(struct trace_worker *tw, struct tracer *t, int id,
+		      enum ns_side side, long max_recs);
+/* The transaction on f just completed with these user stamps. */
+void trace_worker_done(struct trace_worker *tw, struct flow *f,
+		       const struct ustamps *u);
+void trace_worker_free(struct trace_worker *tw);
+
+/*
+ * Match the record read last (if any) to the transaction that just
+ * completed on f, merge and account it. trace_worker_done reads the
+ * ring, then calls this; the unit tests call it directly.
+ */
+void trace_worker_take(struct trace_worker *tw, struct flow *f,
+		       const struct ustamps *u);
+/* Account one merge result; exposed for the unit tests. */
+void trace_worker_account(struct trace_worker *tw, enum merge_result r,
+			  const struct merged *m, uint32_t flow_id,
+			  uint64_t seq);
+
+#endif

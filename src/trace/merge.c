@@ -1,0 +1,98 @@
+#include <string.h>
+
+#include "merge.h"
+
+#define DEF(side, stage, from_b, to_b)					\
+	{ NS_##side, { #stage, NS_B_##from_b, NS_B_##to_b } },
+
+static const struct {
+	enum ns_side side;
+	struct stage_def def;
+} all_stages[] = { NS_STAGES(DEF) };
+#undef DEF
+
+#define NAME(name, where) #name,
+static const char *const bnames[NS_B_COUNT] = { NS_BOUNDARIES(NAME) };
+#undef NAME
+
+static struct stage_def by_side[2][NS_MAX_STAGES];
+static int nby_side[2] = { -1, -1 };
+
+/* Split NS_STAGES by side once; the list is static, so races are benign. */
+static void index_stages(void)
+{
+	size_t i;
+
+	if (nby_side[0] >= 0)
+		return;
+	nby_side[0] = nby_side[1] = 0;
+	for (i = 0; i < sizeof(all_stages) / sizeof(all_stages[0]); i++) {
+		int s = all_stages[i].side;
+
+		by_side[s][nby_side[s]++] = all_stages[i].def;
+	}
+}
+
+int stage_count(enum ns_side side)
+{
+	index_stages();
+	return nby_side[side];
+}
+
+const struct stage_def *stage_defs(enum ns_side side)
+{
+	index_stages();
+	return by_side[side];
+}
+
+const char *boundary_name(enum ns_boundary b)
+{
+	return b < NS_B_COUNT ? bnames[b] : "?";
+}
+
+enum merge_result merge_transaction(enum ns_side side,
+				    const struct ns_krecord *k,
+				    const struct ustamps *u, struct merged *m)
+{
+	const struct stage_def *d = stage_defs(side);
+	int i, n = stage_count(side);
+
+	uint64_t seen;
+
+	memset(m, 0, sizeof(*m));
+	memcpy(m->b, k->t, sizeof(m->b));
+	m->b[NS_B_APP_SEND] = u->app_send;
+	m->b[NS_B_EPOLL_RET] = u->epoll_ret;
+	m->b[NS_B_APP_DONE] = u->app_done;
+	/*
+	 * The data is queued before sk_data_ready runs; a reader already
+	 * entering epoll_wait or recv can find it in between, unwoken, or
+	 * even before the call. The data was ready when the reader saw it,
+	 * whichever came first.
+	 */
+	seen = u->epoll_ret ? u->epoll_ret : m->b[NS_B_RECV_RET];
+	if (seen && m->b[NS_B_TCP_RX] && m->b[NS_B_TCP_RX] <= seen &&
+	    (!m->b[NS_B_DATA_READY] || m->b[NS_B_DATA_READY] > seen))
+		m->b[NS_B_DATA_READY] = seen;
+	if (!m->b[NS_B_EPOLL_RET]) {
+		/* No epoll: the wait ends where the recv that follows starts. */
+		for (i = 0; i < n; i++)
+			if (d[i].to == NS_B_EPOLL_RET)
+				m->b[NS_B_EPOLL_RET] = m->b[d[i].from];
+	}
+	for (i = 0; i < n; i++) {
+		if (!m->b[d[i].from] || !m->b[d[i].to]) {
+			m->bad = m->b[d[i].from] ? d[i].to : d[i].from;
+			return MERGE_MISSING;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		if (m->b[d[i].to] < m->b[d[i].from]) {
+			m->bad = d[i].to;
+			return MERGE_DISORDER;
+		}
+		m->stage[i] = m->b[d[i].to] - m->b[d[i].from];
+	}
+	m->total = m->b[d[n - 1].to] - m->b[d[0].from];
+	return MERGE_OK;
+}

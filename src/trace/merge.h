@@ -1,0 +1,54 @@
+/*
+ * Merging one transaction's kernel record with its worker's own stamps
+ * into stage durations. Pure: no BPF, no I/O, so every rule is unit
+ * tested on synthetic records.
+ */
+#ifndef NETSTAGE_TRACE_MERGE_H
+#define NETSTAGE_TRACE_MERGE_H
+
+#include <stdint.h>
+
+#include "stages.h"
+
+#define NS_MAX_STAGES 8
+
+/* A side's stages, in time order, from the NS_STAGES list. */
+struct stage_def {
+	const char *name;
+	enum ns_boundary from, to;
+};
+
+int stage_count(enum ns_side side);
+const struct stage_def *stage_defs(enum ns_side side);
+const char *boundary_name(enum ns_boundary b);
+
+/* The worker's user-space stamps of one transaction (0: none). */
+struct ustamps {
+	uint64_t app_send;
+	uint64_t epoll_ret;	/* 0 with --io-mode blocking: no epoll */
+	uint64_t app_done;
+};
+
+enum merge_result {
+	MERGE_OK,
+	MERGE_MISSING,		/* a kernel boundary was not seen */
+	MERGE_DISORDER,		/* boundaries out of time order */
+};
+
+struct merged {
+	uint64_t b[NS_B_COUNT];		/* every boundary, ns */
+	uint64_t stage[NS_MAX_STAGES];	/* durations, ns, in stage order */
+	uint64_t total;			/* first to last boundary */
+	enum ns_boundary bad;		/* with MISSING or DISORDER: where */
+};
+
+/*
+ * Fill m from the kernel record and the user stamps of a transaction of
+ * `side`. A missing EPOLL_RET (blocking I/O) collapses into the boundary
+ * before it: that stage is 0. Durations add up to m->total exactly.
+ */
+enum merge_result merge_transaction(enum ns_side side,
+				    const struct ns_krecord *k,
+				    const struct ustamps *u, struct merged *m);
+
+#endif

@@ -1,0 +1,173 @@
+#include <stdio.h>
+#include <string.h>
+
+#include "../common.h"
+#include "../worker.h"
+#include "collect.h"
+#include "summary.h"
+#include "tracer.h"
+
+static const double pcts[] = { 50, 90, 99, 99.9 };
+
+void trace_summarise(struct trace_summary *ts, struct tracer *t,
+		     struct worker *w, int n, int is_client)
+{
+	int i, j;
+
+	memset(ts, 0, sizeof(*ts));
+	ts->side = is_client ? NS_CLIENT : NS_SERVER;
+	for (j = 0; j < NS_MAX_STAGES; j++)
+		hist_reset(&ts->stage[j]);
+	for (i = 0; i < n; i++) {
+		struct trace_worker *tw = w[i].tw;
+
+		if (!tw)
+			continue;
+		ts->complete += tw->complete;
+		ts->missing += tw->missing;
+		ts->disorder += tw->disorder;
+		ts->norecord += tw->norecord;
+		for (j = 0; j < NS_B_COUNT; j++)
+			ts->bad_at[j] += tw->bad_at[j];
+		for (j = 0; j < stage_count(ts->side); j++)
+			hist_merge(&ts->stage[j], &tw->stage[j]);
+	}
+	ts->incomplete = ts->missing + ts->disorder + ts->norecord;
+	ts->lost = t ? tracer_lost(t) : 0;
+}
+
+/*
+ * Percentiles whose tail is thinner than the share of transactions the
+ * trace could not time: those could be wrong, and the output says so.
+ */
+static void unreliable(const struct trace_summary *ts, uint64_t all,
+		       struct kv_list *out)
+{
+	double gone = all ? (double)(all - ts->complete) / all : 0;
+	char buf[64] = "";
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(pcts); i++)
+		if (gone > 1.0 - pcts[i] / 100.0)
+			snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
+				 "%sp%g", buf[0] ? "," : "", pcts[i]);
+	if (buf[0])
+		kv_str(out, "trace_unreliable", buf);
+}
+
+void trace_kv(const struct trace_summary *ts, const struct tracer *t,
+	      const char *off_reason, uint64_t transactions,
+	      struct kv_list *out)
+{
+	const struct stage_def *d = stage_defs(ts->side);
+	char key[80];
+	size_t i;
+	int j;
+
+	if (!t) {
+		kv_str(out, "trace_status", "off");
+		kv_str(out, "trace_error", off_reason);
+		return;
+	}
+	kv_str(out, "trace_status", "records");
+	kv_str(out, "trace_hooks", tracer_hooks(t));
+	kv_num(out, "trace_setup_ms", tracer_setup_ns(t) / 1e6, 3);
+	kv_uint(out, "trace_transactions", ts->complete);
+	kv_uint(out, "trace_incomplete", ts->incomplete);
+	kv_uint(out, "trace_lost", ts->lost);
+	unreliable(ts, transactions, out);
+	for (j = 0; j < stage_count(ts->side); j++) {
+		const struct hist *h = &ts->stage[j];
+
+		snprintf(key, sizeof(key), "stage_%s_count", d[j].name);
+		kv_uint(out, key, h->count);
+		snprintf(key, sizeof(key), "stage_%s_mean_us", d[j].name);
+		kv_num(out, key, hist_mean(h) / 1e3, 3);
+		for (i = 0; i < ARRAY_SIZE(pcts); i++) {
+			snprintf(key, sizeof(key), "stage_%s_p%g_us", d[j].name,
+				 pcts[i]);
+			kv_num(out, key, hist_percentile(h, pcts[i]) / 1e3, 3);
+		}
+		snprintf(key, sizeof(key), "stage_%s_max_us", d[j].name);
+		kv_num(out, key, h->count ? h->max / 1e3 : 0, 3);
+	}
+}
+
+void trace_table(const struct trace_summary *ts, FILE *f, const char *who)
+{
+	const struct stage_def *d = stage_defs(ts->side);
+	int j, b;
+
+	fprintf(f, "netstage %s: stages of %llu traced transactions (us)\n",
+		who, (unsigned long long)ts->complete);
+	fprintf(f, "  %-12s %-22s %9s %9s %9s %9s %9s %9s\n", "stage",
+		"from -> to", "mean", "p50", "p90", "p99", "p99.9", "max");
+	for (j = 0; j < stage_count(ts->side); j++) {
+		const struct hist *h = &ts->stage[j];
+		char span[48];
+
+		snprintf(span, sizeof(span), "%s->%s",
+			 boundary_name(d[j].from), boundary_name(d[j].to));
+		fprintf(f, "  %-12s %-22s %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f\n",
+			d[j].name, span, hist_mean(h) / 1e3,
+			hist_percentile(h, 50) / 1e3,
+			hist_percentile(h, 90) / 1e3,
+			hist_percentile(h, 99) / 1e3,
+			hist_percentile(h, 99.9) / 1e3,
+			h->count ? h->max / 1e3 : 0);
+	}
+	if (ts->incomplete || ts->lost)
+		fprintf(f, "  not timed: %llu incomplete (%llu missing a kernel "
+			"boundary, %llu out of order, %llu without a record), "
+			"%llu lost in BPF\n",
+			(unsigned long long)ts->incomplete,
+			(unsigned long long)ts->missing,
+			(unsigned long long)ts->disorder,
+			(unsigned long long)ts->norecord,
+			(unsigned long long)ts->lost);
+	for (b = 0; b < NS_B_COUNT; b++)
+		if (ts->bad_at[b])
+			fprintf(f, "  at %s: %llu\n", boundary_name(b),
+				(unsigned long long)ts->bad_at[b]);
+}
+
+void trace_records_csv(FILE *f, struct worker *w, int n, enum ns_side side)
+{
+	const struct stage_def *d = stage_defs(side);
+	int i, j, b, ns = stage_count(side);
+	long r;
+
+	fputs("side,worker,flow_id,seq", f);
+	for (b = 0; b < NS_B_COUNT; b++)
+		fprintf(f, ",%s", boundary_name(b));
+	for (j = 0; j < ns; j++)
+		fprintf(f, ",%s", d[j].name);
+	fputs("\n", f);
+	for (i = 0; i < n; i++) {
+		struct trace_worker *tw = w[i].tw;
+
+		for (r = 0; tw && r < tw->nrecs; r++) {
+			const struct trace_rec *tr = &tw->recs[r];
+
+			fprintf(f, "%s,%u,%u,%llu",
+				side == NS_CLIENT ? "client" : "server",
+				tr->worker, tr->flow_id,
+				(unsigned long long)tr->seq);
+			/*
+			 * CLOCK_MONOTONIC ns: on one host, the client's and
+			 * the server's records compare directly.
+			 */
+			for (b = 0; b < NS_B_COUNT; b++) {
+				if (tr->b[b])
+					fprintf(f, ",%llu",
+						(unsigned long long)tr->b[b]);
+				else
+					fputs(",", f);
+			}
+			for (j = 0; j < ns; j++)
+				fprintf(f, ",%llu", (unsigned long long)(
+					tr->b[d[j].to] - tr->b[d[j].from]));
+			fputs("\n", f);
+		}
+	}
+}

@@ -1,0 +1,38 @@
+/*
+ * A side's tracing results: stage histograms gathered from its workers,
+ * the trace_* and stage_<name>_<stat> keys, the table on stderr and the
+ * --trace-records CSV.
+ */
+#ifndef NETSTAGE_TRACE_SUMMARY_H
+#define NETSTAGE_TRACE_SUMMARY_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../hist.h"
+#include "../kv.h"
+#include "merge.h"
+
+struct worker;
+struct tracer;
+
+struct trace_summary {
+	enum ns_side side;
+	uint64_t complete;
+	uint64_t incomplete;	/* missing + disorder + norecord */
+	uint64_t missing, disorder, norecord;
+	uint64_t lost;		/* ring full in BPF */
+	uint64_t bad_at[NS_B_COUNT];
+	struct hist stage[NS_MAX_STAGES];
+};
+
+void trace_summarise(struct trace_summary *ts, struct tracer *t,
+		     struct worker *w, int n, int is_client);
+/* off_reason: why --trace is off, or NULL when it ran. */
+void trace_kv(const struct trace_summary *ts, const struct tracer *t,
+	      const char *off_reason, uint64_t transactions,
+	      struct kv_list *out);
+void trace_table(const struct trace_summary *ts, FILE *f, const char *who);
+void trace_records_csv(FILE *f, struct worker *w, int n, enum ns_side side);
+
+#endif

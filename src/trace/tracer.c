@@ -1,0 +1,240 @@
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "../common.h"
+#include "stages.skel.h"
+#include "tracer.h"
+
+/*
+ * Each hook of the stage model, the program that serves it on kernels
+ * that allow fentry, and the tracepoint program inside the same kernel
+ * function that serves it otherwise.
+ */
+struct hook {
+	const char *name;
+	const char *fentry;	/* program name, or NULL */
+	const char *tp_btf;
+};
+
+static const struct hook hooks[] = {
+	{ "netif_receive_skb", NULL, "netif_receive_skb" },
+	{ "tcp_rcv_established", "tcp_rcv_established", "tcp_probe" },
+	{ "sk_data_ready", NULL, "sk_data_ready" },
+	{ "sock_recv_length", NULL, "sock_recv_length" },
+	{ "tcp_sendmsg_locked", NULL, "tcp_sendmsg_locked" },
+	{ "dev_hard_start_xmit", "dev_hard_start_xmit", "net_dev_start_xmit" },
+	{ "sock_send_length", NULL, "sock_send_length" },
+};
+
+struct tracer {
+	struct stages_bpf *skel;
+	struct bpf_link *links[ARRAY_SIZE(hooks)];
+	int ring_fd[NS_MAX_RINGS];
+	int nworkers;
+	enum ns_side side;
+	char hooks[512];
+	uint64_t setup_ns;
+};
+
+static char libbpf_last[256];
+static int libbpf_verbose;
+
+/* Keep libbpf's last warning for the one-line reason; print on demand. */
+static int libbpf_log(enum libbpf_print_level level, const char *fmt,
+		      va_list ap)
+{
+	va_list copy;
+
+	va_copy(copy, ap);
+	if (level != LIBBPF_DEBUG)
+		vsnprintf(libbpf_last, sizeof(libbpf_last), fmt, copy);
+	va_end(copy);
+	if (libbpf_verbose && level != LIBBPF_DEBUG)
+		vfprintf(stderr, fmt, ap);
+	return 0;
+}
+
+static struct stages_bpf *open_with(const struct tracer_cfg *cfg,
+				    int fentry, int *err)
+{
+	struct stages_bpf *skel = stages_bpf__open();
+	size_t i;
+
+	if (!skel) {
+		*err = -errno;
+		return NULL;
+	}
+	skel->rodata->rx_size[cfg->side] = cfg->rx_size;
+	skel->rodata->tx_size[cfg->side] = cfg->tx_size;
+	skel->rodata->data_port = cfg->data_port;
+	for (i = 0; i < ARRAY_SIZE(hooks); i++) {
+		const struct hook *h = &hooks[i];
+		struct bpf_program *fe, *tp;
+
+		tp = bpf_object__find_program_by_name(skel->obj, h->tp_btf);
+		fe = h->fentry ? bpf_object__find_program_by_name(skel->obj,
+								  h->fentry)
+			       : NULL;
+		if (fe)
+			bpf_program__set_autoload(fe, fentry);
+		if (tp)
+			bpf_program__set_autoload(tp, !(fentry && fe));
+	}
+	*err = stages_bpf__load(skel);
+	if (*err) {
+		stages_bpf__destroy(skel);
+		return NULL;
+	}
+	return skel;
+}
+
+static int attach(struct tracer *t, int fentry, char *why, size_t len)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < ARRAY_SIZE(hooks); i++) {
+		const struct hook *h = &hooks[i];
+		const char *prog = fentry && h->fentry ? h->fentry : h->tp_btf;
+		struct bpf_program *p;
+
+		p = bpf_object__find_program_by_name(t->skel->obj, prog);
+		t->links[i] = p ? bpf_program__attach(p) : NULL;
+		if (!t->links[i]) {
+			snprintf(why, len, "tracing off: cannot attach %s: %s",
+				 prog, strerror(errno));
+			return -1;
+		}
+		n += snprintf(t->hooks + n, sizeof(t->hooks) - n, "%s%s:%s",
+			      i ? "," : "", h->name,
+			      fentry && h->fentry ? "fentry" : "tp_btf");
+	}
+	return 0;
+}
+
+static int make_rings(struct tracer *t, char *why, size_t len)
+{
+	int outer = bpf_map__fd(t->skel->maps.rings), i;
+
+	for (i = 0; i < t->nworkers; i++) {
+		t->ring_fd[i] = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "ns_ring",
+					       0, 0, NS_RING_BYTES, NULL);
+		if (t->ring_fd[i] < 0 ||
+		    bpf_map_update_elem(outer, &i, &t->ring_fd[i], BPF_ANY)) {
+			snprintf(why, len, "tracing off: ring buffer: %s",
+				 strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static const char *load_reason(int err)
+{
+	if (access("/sys/kernel/btf/vmlinux", R_OK))
+		return "the kernel has no BTF (/sys/kernel/btf/vmlinux)";
+	if (err == -EPERM || err == -EACCES)
+		return "loading BPF needs root (CAP_BPF and CAP_PERFMON)";
+	return libbpf_last[0] ? libbpf_last : strerror(-err);
+}
+
+struct tracer *tracer_open(const struct tracer_cfg *cfg, char *why,
+			   size_t len)
+{
+	struct tracer *t = xcalloc(1, sizeof(*t));
+	uint64_t t0 = now_ns();
+	int err, fentry = 1, i;
+
+	libbpf_verbose = cfg->verbose;
+	libbpf_set_print(libbpf_log);
+	for (i = 0; i < NS_MAX_RINGS; i++)
+		t->ring_fd[i] = -1;
+	t->nworkers = cfg->nworkers;
+	t->side = cfg->side;
+	if (t->nworkers > NS_MAX_RINGS) {
+		snprintf(why, len, "tracing off: at most %d threads are traced",
+			 NS_MAX_RINGS);
+		goto fail;
+	}
+	/* fentry where the kernel allows it, else the tracepoints. */
+	t->skel = open_with(cfg, 1, &err);
+	if (!t->skel) {
+		fentry = 0;
+		t->skel = open_with(cfg, 0, &err);
+	}
+	if (!t->skel) {
+		snprintf(why, len, "tracing off: %s", load_reason(err));
+		goto fail;
+	}
+	if (make_rings(t, why, len) || attach(t, fentry, why, len))
+		goto fail;
+	t->setup_ns = now_ns() - t0;
+	return t;
+fail:
+	/* One line says it all; strip libbpf's newline. */
+	why[strcspn(why, "\n")] = '\0';
+	tracer_close(t);
+	return NULL;
+}
+
+int tracer_register(struct tracer *t, int fd, int flow_id, int worker)
+{
+	struct ns_sk v = { .flow_id = flow_id, .worker = worker,
+			   .side = t->side };
+	int map = bpf_map__fd(t->skel->maps.socks);
+
+	if (bpf_map_update_elem(map, &fd, &v, BPF_NOEXIST))
+		return -errno;
+	return 0;
+}
+
+int tracer_ring_fd(struct tracer *t, int worker)
+{
+	return worker < t->nworkers ? t->ring_fd[worker] : -1;
+}
+
+const char *tracer_hooks(const struct tracer *t)
+{
+	return t->hooks;
+}
+
+uint64_t tracer_lost(struct tracer *t)
+{
+	int ncpu = libbpf_num_possible_cpus(), i;
+	uint64_t *v, sum = 0;
+	uint32_t zero = 0;
+
+	if (ncpu <= 0)
+		return 0;
+	v = xcalloc(ncpu, sizeof(*v));
+	if (!bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.lost), &zero, v))
+		for (i = 0; i < ncpu; i++)
+			sum += v[i];
+	free(v);
+	return sum;
+}
+
+uint64_t tracer_setup_ns(const struct tracer *t)
+{
+	return t->setup_ns;
+}
+
+void tracer_close(struct tracer *t)
+{
+	size_t i;
+
+	if (!t)
+		return;
+	for (i = 0; i < ARRAY_SIZE(hooks); i++)
+		bpf_link__destroy(t->links[i]);
+	for (i = 0; i < NS_MAX_RINGS; i++)
+		if (t->ring_fd[i] >= 0)
+			close(t->ring_fd[i]);
+	stages_bpf__destroy(t->skel);
+	free(t);
+}

@@ -1,0 +1,44 @@
+/*
+ * The BPF side from user space: load bpf/stages.bpf.c with the best
+ * mechanism the kernel allows for each hook, register the benchmark's
+ * sockets, give each worker its ring of per-transaction records.
+ */
+#ifndef NETSTAGE_TRACE_TRACER_H
+#define NETSTAGE_TRACE_TRACER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "stages.h"
+
+struct tracer;
+struct ring_buffer;
+
+struct tracer_cfg {
+	enum ns_side side;
+	uint32_t rx_size;	/* bytes of a message this side receives */
+	uint32_t tx_size;	/* bytes of a message this side sends */
+	uint16_t data_port;
+	int nworkers;
+	int verbose;		/* libbpf's messages to stderr */
+};
+
+/*
+ * Load and attach. On failure returns NULL with `why` saying in one
+ * line what could not be traced and why; the benchmark runs untraced.
+ */
+struct tracer *tracer_open(const struct tracer_cfg *cfg, char *why,
+			   size_t len);
+/* Trace this socket: 0, or -errno. Call before its first transaction. */
+int tracer_register(struct tracer *t, int fd, int flow_id, int worker);
+/* A worker's ring, read with ring_buffer__consume() in its own thread. */
+int tracer_ring_fd(struct tracer *t, int worker);
+/* "hook:mechanism,..." for trace_hooks= */
+const char *tracer_hooks(const struct tracer *t);
+/* Records BPF could not reserve ring space for. */
+uint64_t tracer_lost(struct tracer *t);
+/* BPF open+load+attach time, ns. */
+uint64_t tracer_setup_ns(const struct tracer *t);
+void tracer_close(struct tracer *t);
+
+#endif

@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""Check --trace-records files of one run against the rules of
+docs/stages.md and against each other.
+
+usage: check_trace.py CLIENT_CSV [SERVER_CSV] [--results KEYVALUE_FILE]
+
+For every record of a side: its boundaries follow the side's stage chain
+in time order, and its stages add up exactly to its span (for the client,
+APP_DONE - APP_SEND: the latency its worker measured). Per flow, the
+sequence numbers only grow. With both sides (one host, one clock), the
+server's whole transaction lies inside the client's `remote` stage of the
+same flow and sequence number. With --results, the client's records
+average to the latency_mean_us the worker reported from its own
+histogram, when every transaction was traced.
+"""
+import csv
+import sys
+
+CHAINS = {
+    "client": ["APP_SEND", "TCP_SEND", "DEV_XMIT", "NETIF_RX", "TCP_RX",
+               "DATA_READY", "EPOLL_RET", "RECV_RET", "APP_DONE"],
+    "server": ["NETIF_RX", "TCP_RX", "DATA_READY", "EPOLL_RET", "RECV_RET",
+               "APP_SEND", "TCP_SEND", "DEV_XMIT", "APP_DONE"],
+}
+
+
+def fail(msg):
+    sys.exit("check_trace: " + msg)
+
+
+def load(path):
+    rows = list(csv.DictReader(open(path)))
+    if not rows:
+        fail(f"{path}: no records")
+    return rows
+
+
+def check_side(path):
+    rows = load(path)
+    side = rows[0]["side"]
+    chain = CHAINS[side]
+    stages = list(rows[0].keys())[4 + 10:]
+    if len(stages) != len(chain) - 1:
+        fail(f"{path}: {len(stages)} stage columns for {len(chain)} boundaries")
+    last_seq = {}
+    for r in rows:
+        t = [int(r[b]) for b in chain]
+        for a, b, name in zip(t, t[1:], chain[1:]):
+            if b < a:
+                fail(f"{side} flow {r['flow_id']} seq {r['seq']}: {name} before the boundary ahead of it")
+        total = sum(int(r[s]) for s in stages)
+        if total != t[-1] - t[0]:
+            fail(f"{side} seq {r['seq']}: stages add up to {total}, span is {t[-1] - t[0]}")
+        f, s = r["flow_id"], int(r["seq"])
+        if f in last_seq and s <= last_seq[f]:
+            fail(f"{side} flow {f}: seq {s} after {last_seq[f]}")
+        last_seq[f] = s
+    return side, rows
+
+
+def check_pair(client, server):
+    srv = {(r["flow_id"], r["seq"]): r for r in server}
+    both = 0
+    for c in client:
+        s = srv.get((c["flow_id"], c["seq"]))
+        if not s:
+            continue
+        both += 1
+        if not (int(c["DEV_XMIT"]) <= int(s["NETIF_RX"]) and
+                int(s["DEV_XMIT"]) <= int(c["NETIF_RX"])):
+            fail(f"flow {c['flow_id']} seq {c['seq']}: the server's transaction "
+                 "is not inside the client's remote stage")
+    if both < len(client) * 0.99:
+        fail(f"only {both} of {len(client)} client records have a server record")
+    return both
+
+
+def main():
+    args = sys.argv[1:]
+    results = None
+    if "--results" in args:
+        i = args.index("--results")
+        results = dict(l.rstrip("\n").split("=", 1) for l in open(args[i + 1]))
+        del args[i:i + 2]
+    sides = dict(check_side(p) for p in args)
+    if "client" in sides and "server" in sides:
+        print(f"check_trace: {check_pair(sides['client'], sides['server'])} transactions on both sides")
+    if results and "client" in sides:
+        rows = sides["client"]
+        traced = int(results["client.trace_transactions"])
+        if (int(results["client.trace_incomplete"]) == 0 and
+                traced == int(results["client.num_transactions"]) and
+                len(rows) == traced):
+            mean = sum(int(r["APP_DONE"]) - int(r["APP_SEND"]) for r in rows) / len(rows) / 1e3
+            want = float(results["client.latency_mean_us"])
+            if abs(mean - want) > 0.0015:
+                fail(f"records average {mean:.4f} us, the worker measured {want} us")
+            print(f"check_trace: records average {mean:.3f} us = latency_mean_us")
+    for side, rows in sides.items():
+        print(f"check_trace: {side}: {len(rows)} records in order, stages add up")
+
+
+main()

@@ -1,0 +1,129 @@
+# Tracing tests (sourced by run.sh): real BPF on real loopback and veth
+# traffic. Root only; elsewhere they skip and say so.
+
+CHECK_TRACE="python3 $(pwd)/tests/func/check_trace.py"
+
+# Every transaction either traced or counted incomplete, and few of the
+# latter: on a quiet machine a handful in tens of thousands.
+check_trace_counts() {
+	local out=$1 side=$2 n t i
+
+	n=$(key "$out" "$side.num_transactions")
+	t=$(key "$out" "$side.trace_transactions")
+	i=$(key "$out" "$side.trace_incomplete")
+	expect_eq "$(key "$out" "$side.trace_status")" records "$side trace"
+	expect_eq "$(key "$out" "$side.trace_lost")" 0 "$side records lost"
+	expect_eq $((t + i)) "$n" "$side traced + incomplete = transactions"
+	expect_le $((i * 100)) "$n" "$side incomplete <= 1%"
+	# Every stage histogram holds every traced transaction.
+	expect_eq "$(key "$out" "$side.stage_tcp_tx_count")" "$t" \
+		"$side tcp_tx count"
+}
+
+t_trace_stages_add_up_on_both_sides() {
+	need_root
+	ns tcp_rr --local -l 2 -q -F 2 -T 2 --trace \
+		--trace-records=tr.csv --trace-max-records=1000000 > out 2> err
+	check_trace_counts out client
+	check_trace_counts out server
+	grep -q '^client.trace_hooks=.*tcp_rcv_established:\(fentry\|tp_btf\)' out
+	grep -q '^client.stage_wakeup_p99_us=' out
+	grep -q 'netstage client: stages of' err
+	$CHECK_TRACE tr.csv tr.server.csv --results out
+}
+
+t_trace_single_flow_matches_worker_latency() {
+	need_root
+	ns tcp_rr --local -l 2 -q --trace --trace-records=tr.csv \
+		--trace-max-records=1000000 > out
+	check_trace_counts out client
+	$CHECK_TRACE tr.csv tr.server.csv --results out
+}
+
+t_trace_split_messages_and_blocking_io() {
+	need_root
+	# Messages of many segments and several recv() calls each.
+	ns tcp_rr --local -l 1 -q --trace -Q 50000 -R 200000 -B 8192 \
+		--trace-records=tr.csv > out
+	check_trace_counts out client
+	check_trace_counts out server
+	$CHECK_TRACE tr.csv tr.server.csv
+	ns tcp_rr --local -l 1 -q --trace --io-mode=blocking \
+		--trace-records=tr.csv > out
+	check_trace_counts out client
+	$CHECK_TRACE tr.csv tr.server.csv
+}
+
+t_trace_ignores_other_processes_sockets() {
+	need_root
+	local other
+
+	# Another pair on the same port numbers, at 127.0.0.2, untraced:
+	# its packets pass the data-port filter but belong to no socket of
+	# ours, so they must not show up.
+	start_server tcp_rr --trace -L 127.0.0.1
+	ns tcp_rr -L 127.0.0.2 -C "$CPORT" -P "$DPORT" -q > other.srv &
+	other=$!
+	wait_port "$CPORT"
+	ns tcp_rr -c -H 127.0.0.2 -C "$CPORT" -l 3 -q -F 2 > other.cli &
+	ns tcp_rr -c -H 127.0.0.1 -C "$CPORT" -l 2 -q --trace \
+		--trace-records=tr.csv > cli.out
+	wait "$SRV_PID"
+	wait "$other"
+	sed 's/^/client./' cli.out > out
+	sed 's/^/server./' "$SRV_OUT" >> out
+	check_trace_counts out client
+	check_trace_counts out server
+	expect_gt "$(key other.cli num_transactions)" 0 "other traffic ran"
+	# Our one flow is flow 0; nothing else was recorded.
+	expect_eq "$(cut -d, -f3 tr.csv | sort -u | tr '\n' ' ')" \
+		"0 flow_id " "flows in the records"
+	$CHECK_TRACE tr.csv
+}
+
+t_trace_across_a_veth_pair() {
+	need_root
+	local a=nsc$$ b=nss$$
+
+	# Two hosts of our own, joined by a veth pair (TEST-NET-1 addresses).
+	ip netns add "$a"
+	ip netns add "$b"
+	trap 'ip netns del '"$a"' 2>/dev/null; ip netns del '"$b"' 2>/dev/null' EXIT
+	ip link add vc$$ netns "$a" type veth peer name vs$$ netns "$b"
+	ip -n "$a" addr add 192.0.2.1/24 dev vc$$
+	ip -n "$b" addr add 192.0.2.2/24 dev vs$$
+	ip -n "$a" link set vc$$ up
+	ip -n "$b" link set vs$$ up
+	ip -n "$a" link set lo up
+	ip -n "$b" link set lo up
+	ip netns exec "$b" timeout 60 "$NETSTAGE" tcp_rr -L 192.0.2.2 -q \
+		--trace --trace-records=srv.csv > srv.out 2> srv.err &
+	srv=$!
+	for i in $(seq 100); do
+		ip netns exec "$b" ss -ltn | grep -q 192.0.2.2:12866 && break
+		sleep 0.05
+	done
+	ip netns exec "$a" timeout 60 "$NETSTAGE" tcp_rr -c -H 192.0.2.2 -l 2 \
+		-q --trace --trace-records=cli.csv > cli.out
+	wait "$srv"
+	sed 's/^/client./' cli.out > out
+	sed 's/^/server./' srv.out >> out
+	check_trace_counts out client
+	check_trace_counts out server
+	$CHECK_TRACE cli.csv srv.csv
+}
+
+t_trace_without_privileges_still_runs() {
+	need_root
+	command -v setpriv > /dev/null || { echo "no setpriv"; exit "$SKIP"; }
+	chmod 777 .
+	# As nobody, with no capabilities: the test runs, untraced.
+	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+		timeout 60 "$NETSTAGE" tcp_rr --local -l 1 -q --trace \
+		> out 2> err
+	expect_eq "$(key out client.trace_status)" off "client trace"
+	grep -q '^client.trace_error=tracing off: ' out
+	grep -q 'tracing off: ' err
+	expect_gt "$(key out client.num_transactions)" 0 "ran untraced"
+	expect_eq "$(grep -c 'tracing off' err)" 2 "one line per side"
+}

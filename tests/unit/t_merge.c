@@ -1,0 +1,245 @@
+/*
+ * Merging kernel records with user stamps, on synthetic transactions:
+ * exact stage values, the identity (stages add up to the span), missing
+ * and reordered boundaries, the reader that beats the wake-up call,
+ * blocking I/O without epoll, lost and renumbered records.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "flow.h"
+#include "trace/collect.h"
+#include "trace/merge.h"
+
+/* A client transaction, 1 us apart at each boundary from t = 1000. */
+static void client_txn(struct ns_krecord *k, struct ustamps *u)
+{
+	memset(k, 0, sizeof(*k));
+	u->app_send = 1000;
+	k->t[NS_B_TCP_SEND] = 2000;
+	k->t[NS_B_DEV_XMIT] = 3000;
+	k->t[NS_B_SEND_RET] = 3500;	/* not a client boundary */
+	k->t[NS_B_NETIF_RX] = 10000;	/* 7 us away: network and server */
+	k->t[NS_B_TCP_RX] = 11000;
+	k->t[NS_B_DATA_READY] = 12000;
+	u->epoll_ret = 15000;
+	k->t[NS_B_RECV_RET] = 16000;
+	u->app_done = 17000;
+}
+
+static void server_txn(struct ns_krecord *k, struct ustamps *u)
+{
+	memset(k, 0, sizeof(*k));
+	k->t[NS_B_NETIF_RX] = 100;
+	k->t[NS_B_TCP_RX] = 200;
+	k->t[NS_B_DATA_READY] = 400;
+	u->epoll_ret = 800;
+	k->t[NS_B_RECV_RET] = 1600;
+	u->app_send = 3200;
+	k->t[NS_B_TCP_SEND] = 6400;
+	k->t[NS_B_DEV_XMIT] = 12800;
+	k->t[NS_B_SEND_RET] = 25000;
+	u->app_done = 25600;
+}
+
+static uint64_t sum(const struct merged *m, enum ns_side side)
+{
+	uint64_t s = 0;
+	int i;
+
+	for (i = 0; i < stage_count(side); i++)
+		s += m->stage[i];
+	return s;
+}
+
+static void t_each_side_is_a_chain_of_stages(void **state)
+{
+	enum ns_side side;
+	int i;
+
+	for (side = NS_CLIENT; side <= NS_SERVER; side++) {
+		const struct stage_def *d = stage_defs(side);
+
+		assert_int_equal(stage_count(side), 8);
+		for (i = 1; i < stage_count(side); i++)
+			assert_int_equal(d[i].from, d[i - 1].to);
+	}
+	assert_int_equal(stage_defs(NS_CLIENT)[0].from, NS_B_APP_SEND);
+	assert_int_equal(stage_defs(NS_CLIENT)[7].to, NS_B_APP_DONE);
+	assert_int_equal(stage_defs(NS_SERVER)[0].from, NS_B_NETIF_RX);
+	assert_int_equal(stage_defs(NS_SERVER)[7].to, NS_B_APP_DONE);
+	assert_string_equal(stage_defs(NS_CLIENT)[2].name, "remote");
+	assert_string_equal(boundary_name(NS_B_TCP_RX), "TCP_RX");
+}
+
+static void t_client_stages_are_exact(void **state)
+{
+	static const uint64_t want[8] = { 1000, 1000, 7000, 1000, 1000, 3000,
+					   1000, 1000 };
+	struct ns_krecord k;
+	struct ustamps u;
+	struct merged m;
+
+	client_txn(&k, &u);
+	assert_int_equal(merge_transaction(NS_CLIENT, &k, &u, &m), MERGE_OK);
+	assert_memory_equal(m.stage, want, sizeof(want));
+	/* The identity: stages add up to the latency the worker measured. */
+	assert_int_equal(m.total, u.app_done - u.app_send);
+	assert_int_equal(sum(&m, NS_CLIENT), m.total);
+}
+
+static void t_server_stages_are_exact(void **state)
+{
+	static const uint64_t want[8] = { 100, 200, 400, 800, 1600, 3200,
+					   6400, 12800 };
+	struct ns_krecord k;
+	struct ustamps u;
+	struct merged m;
+
+	server_txn(&k, &u);
+	assert_int_equal(merge_transaction(NS_SERVER, &k, &u, &m), MERGE_OK);
+	assert_memory_equal(m.stage, want, sizeof(want));
+	assert_int_equal(m.total, 25500);
+	assert_int_equal(sum(&m, NS_SERVER), m.total);
+}
+
+static void t_missing_kernel_boundary_is_incomplete(void **state)
+{
+	struct ns_krecord k;
+	struct ustamps u;
+	struct merged m;
+
+	client_txn(&k, &u);
+	k.t[NS_B_DEV_XMIT] = 0;		/* the xmit event was not seen */
+	assert_int_equal(merge_transaction(NS_CLIENT, &k, &u, &m),
+			 MERGE_MISSING);
+	assert_int_equal(m.bad, NS_B_DEV_XMIT);
+	client_txn(&k, &u);
+	k.t[NS_B_NETIF_RX] = 0;		/* first stage with a hole */
+	assert_int_equal(merge_transaction(NS_CLIENT, &k, &u, &m),
+			 MERGE_MISSING);
+	assert_int_equal(m.bad, NS_B_NETIF_RX);
+}
+
+static void t_reordered_boundaries_are_incomplete(void **state)
+{
+	struct ns_krecord k;
+	struct ustamps u;
+	struct merged m;
+
+	client_txn(&k, &u);
+	k.t[NS_B_NETIF_RX] = 11500;	/* after TCP_RX: not this message's */
+	assert_int_equal(merge_transaction(NS_CLIENT, &k, &u, &m),
+			 MERGE_DISORDER);
+	assert_int_equal(m.bad, NS_B_TCP_RX);
+	/* A stale epoll stamp, before the data even reached TCP. */
+	client_txn(&k, &u);
+	u.epoll_ret = 10500;
+	assert_int_equal(merge_transaction(NS_CLIENT, &k, &u, &m),
+			 MERGE_DISORDER);
+}
+
+static void t_reader_that_beats_the_wakeup_call(void **state)
+{
+	struct ns_krecord k;
+	struct ustamps u;
+	struct merged m;
+
+	/* epoll_wait found the data 500 ns before sk_data_ready ran. */
+	client_txn(&k, &u);
+	u.epoll_ret = 11500;
+	assert_int_equal(merge_transaction(NS_CLIENT, &k, &u, &m), MERGE_OK);
+	assert_int_equal(m.b[NS_B_DATA_READY], 11500);
+	assert_int_equal(m.stage[4], 500);	/* tcp_rx */
+	assert_int_equal(m.stage[5], 0);	/* wakeup */
+	assert_int_equal(sum(&m, NS_CLIENT), u.app_done - u.app_send);
+	/* ... or consumed it before sk_data_ready was called at all. */
+	client_txn(&k, &u);
+	k.t[NS_B_DATA_READY] = 0;
+	assert_int_equal(merge_transaction(NS_CLIENT, &k, &u, &m), MERGE_OK);
+	assert_int_equal(m.b[NS_B_DATA_READY], u.epoll_ret);
+}
+
+static void t_blocking_io_has_no_epoll_stage(void **state)
+{
+	struct ns_krecord k;
+	struct ustamps u;
+	struct merged m;
+
+	client_txn(&k, &u);
+	u.epoll_ret = 0;
+	assert_int_equal(merge_transaction(NS_CLIENT, &k, &u, &m), MERGE_OK);
+	assert_int_equal(m.stage[5], 0);	/* wakeup collapses */
+	assert_int_equal(m.stage[6], 16000 - 12000);	/* all in recv */
+	assert_int_equal(sum(&m, NS_CLIENT), u.app_done - u.app_send);
+}
+
+static void t_records_match_transactions_by_flow_and_seq(void **state)
+{
+	struct trace_worker tw;
+	struct ustamps u;
+	struct flow f = { .id = 3 };
+	int i;
+
+	memset(&tw, 0, sizeof(tw));
+	tw.side = NS_CLIENT;
+	tw.max_recs = 2;
+	for (i = 0; i < NS_MAX_STAGES; i++)
+		hist_reset(&tw.stage[i]);
+	/* Transaction 0: its record. */
+	client_txn(&tw.rec, &u);
+	tw.rec.flow_id = 3;
+	tw.rec.seq = 0;
+	tw.have = 1;
+	trace_worker_take(&tw, &f, &u);
+	assert_int_equal(tw.complete, 1);
+	assert_int_equal(f.tr_seq, 1);
+	/* Transaction 1: the record was lost. */
+	trace_worker_take(&tw, &f, &u);
+	assert_int_equal(tw.norecord, 1);
+	assert_int_equal(f.tr_seq, 2);
+	/* A record of another flow is not this transaction's. */
+	tw.rec.flow_id = 4;
+	tw.have = 1;
+	trace_worker_take(&tw, &f, &u);
+	assert_int_equal(tw.norecord, 2);
+	/* The kernel numbered on (seq 7): follow it. */
+	tw.rec.flow_id = 3;
+	tw.rec.seq = 7;
+	tw.have = 1;
+	trace_worker_take(&tw, &f, &u);
+	assert_int_equal(tw.complete, 2);
+	assert_int_equal(f.tr_seq, 8);
+	/* Records kept stop at max_recs; histograms go on. */
+	tw.rec.seq = 8;
+	tw.have = 1;
+	trace_worker_take(&tw, &f, &u);
+	assert_int_equal(tw.complete, 3);
+	assert_int_equal(tw.nrecs, 2);
+	assert_int_equal(tw.recs[1].seq, 7);
+	assert_int_equal(tw.stage[2].count, 3);
+	assert_int_equal(tw.stage[2].min, 7000);
+	free(tw.recs);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(t_each_side_is_a_chain_of_stages),
+		cmocka_unit_test(t_client_stages_are_exact),
+		cmocka_unit_test(t_server_stages_are_exact),
+		cmocka_unit_test(t_missing_kernel_boundary_is_incomplete),
+		cmocka_unit_test(t_reordered_boundaries_are_incomplete),
+		cmocka_unit_test(t_reader_that_beats_the_wakeup_call),
+		cmocka_unit_test(t_blocking_io_has_no_epoll_stage),
+		cmocka_unit_test(t_records_match_transactions_by_flow_and_seq),
+	};
+
+	return cmocka_run_group_tests_name("merge", tests, NULL, NULL);
+}
