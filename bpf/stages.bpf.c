@@ -30,6 +30,7 @@ char LICENSE[] SEC("license") = "GPL";
 const volatile __u32 rx_size[2];	/* [side]: bytes of an inbound message */
 const volatile __u32 tx_size[2];	/* [side]: bytes of an outbound one */
 const volatile __u16 data_port;		/* packets to or from it are ours */
+const volatile __u8 side;		/* enum ns_side of this process */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
@@ -49,21 +50,39 @@ struct {
 	});
 } rings SEC(".maps");
 
-/* A connection as a packet to it names it, and as its socket does. */
+/*
+ * A connection as a packet to it names it, and as its socket does.
+ * Addresses are folded to 32 bits (IPv6: the XOR of its words): a short
+ * key hashes fast, and two connections between the same ports whose
+ * folded addresses collide are not a case loopback or a test bed meets.
+ */
 struct conn {
-	__u32 raddr[4];		/* IPv4 in raddr[0] */
-	__u32 laddr[4];
+	__u32 raddr;
+	__u32 laddr;
 	__u16 rport;		/* network order */
 	__u16 lport;		/* network order */
-	__u32 family;
+};
+
+static __always_inline __u32 fold(const __u32 *a)
+{
+	return a[0] ^ a[1] ^ a[2] ^ a[3];
+}
+
+/*
+ * When payload for a connection first arrived that TCP has not taken
+ * yet. One entry per connection for good: after the first packet,
+ * marking and taking are lookups, not inserts and deletes.
+ */
+struct arrival {
+	__u64 time;
+	__u64 taken;
 };
 
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 16384);
 	__type(key, struct conn);
-	/* when netif_receive_skb first saw payload not yet taken by TCP */
-	__type(value, __u64);
+	__type(value, struct arrival);
 } rx_first SEC(".maps");
 
 /* Records that found their ring full. */
@@ -125,48 +144,53 @@ static __always_inline __u64 *rx_slots(struct ns_sk *st)
 	return st->t[NS_B_RECV_RET] ? st->next : st->t;
 }
 
+/* Bytes of L3 and L4 header ours() needs at most: IPv6 (40) + TCP (13). */
+#define HDR_BYTES 64
+
 /*
  * Is this packet TCP payload to or from the data port? If so, fill in
- * the connection it is for. skb->data is at L3. Pure ACKs are no message.
+ * the connection it is for. skb->data is at L3; one read takes both
+ * headers. Pure ACKs are no message.
  */
 static __always_inline int ours(const struct sk_buff *skb, struct conn *c)
 {
-	unsigned char *data = BPF_CORE_READ(skb, data);
-	__u16 proto = bpf_ntohs(BPF_CORE_READ(skb, protocol));
-	__u16 ports[2], iplen;
-	__u8 l4, vihl, doff;
-	int thoff;
+	__u16 proto = bpf_ntohs(skb->protocol), iplen, sport, dport;
+	__u8 h[HDR_BYTES], doff;
+	__u32 a6[4];
+	unsigned int thoff;
 
+	if (proto != ETH_P_IP && proto != ETH_P_IPV6)
+		return 0;
+	if (bpf_probe_read_kernel(h, sizeof(h), skb->data))
+		return 0;
 	if (proto == ETH_P_IP) {
-		if (bpf_probe_read_kernel(&vihl, 1, data) ||
-		    bpf_probe_read_kernel(&l4, 1, data + 9) ||
-		    bpf_probe_read_kernel(&iplen, 2, data + 2) ||
-		    bpf_probe_read_kernel(&c->raddr[0], 4, data + 12) ||
-		    bpf_probe_read_kernel(&c->laddr[0], 4, data + 16))
+		if (h[9] != IPPROTO_TCP)
 			return 0;
-		thoff = (vihl & 0xf) * 4;
-	} else if (proto == ETH_P_IPV6) {
-		if (bpf_probe_read_kernel(&l4, 1, data + 6) ||
-		    bpf_probe_read_kernel(&iplen, 2, data + 4) ||
-		    bpf_probe_read_kernel(c->raddr, 16, data + 8) ||
-		    bpf_probe_read_kernel(c->laddr, 16, data + 24))
+		thoff = (h[0] & 0xf) * 4;
+		if (thoff < 20 || thoff > HDR_BYTES - 14)
+			return 0;
+		iplen = (h[2] << 8 | h[3]) - thoff;
+		__builtin_memcpy(&c->raddr, h + 12, 4);
+		__builtin_memcpy(&c->laddr, h + 16, 4);
+	} else {
+		if (h[6] != IPPROTO_TCP)
 			return 0;
 		thoff = 40;
-	} else {
-		return 0;
+		iplen = h[4] << 8 | h[5];
+		__builtin_memcpy(a6, h + 8, 16);
+		c->raddr = fold(a6);
+		__builtin_memcpy(a6, h + 24, 16);
+		c->laddr = fold(a6);
 	}
-	if (l4 != IPPROTO_TCP ||
-	    bpf_probe_read_kernel(ports, sizeof(ports), data + thoff) ||
-	    bpf_probe_read_kernel(&doff, 1, data + thoff + 12))
+	sport = h[thoff] << 8 | h[thoff + 1];
+	dport = h[thoff + 2] << 8 | h[thoff + 3];
+	doff = h[thoff + 12];
+	/* Only packets to this side's sockets: to a server's data port,
+	 * from it to a client. */
+	if ((side == NS_SERVER ? dport : sport) != data_port)
 		return 0;
-	if (bpf_ntohs(ports[0]) != data_port && bpf_ntohs(ports[1]) != data_port)
-		return 0;
-	c->rport = ports[0];
-	c->lport = ports[1];
-	c->family = proto;
-	iplen = bpf_ntohs(iplen);
-	if (proto == ETH_P_IP)
-		iplen -= thoff;
+	c->rport = bpf_htons(sport);
+	c->lport = bpf_htons(dport);
 	/* A length of 0 is a GSO packet too big for the field: payload. */
 	return iplen == 0 || iplen > (doff >> 4) * 4;
 }
@@ -174,14 +198,20 @@ static __always_inline int ours(const struct sk_buff *skb, struct conn *c)
 SEC("tp_btf/netif_receive_skb")
 int BPF_PROG(netif_receive_skb, struct sk_buff *skb)
 {
+	struct arrival *a, fresh = {};
 	struct conn c = {};
-	__u64 now;
 
 	if (!ours(skb, &c))
 		return 0;
-	now = bpf_ktime_get_ns();
 	/* The earliest payload TCP has not taken yet: the message's first. */
-	bpf_map_update_elem(&rx_first, &c, &now, BPF_NOEXIST);
+	a = bpf_map_lookup_elem(&rx_first, &c);
+	if (a && a->taken) {
+		a->time = bpf_ktime_get_ns();
+		a->taken = 0;
+	} else if (!a) {
+		fresh.time = bpf_ktime_get_ns();
+		bpf_map_update_elem(&rx_first, &c, &fresh, BPF_NOEXIST);
+	}
 	return 0;
 }
 
@@ -190,44 +220,47 @@ static __always_inline void sock_conn(const struct sock *sk,
 				      const struct sk_buff *skb,
 				      struct conn *c)
 {
-	__u16 proto = bpf_ntohs(BPF_CORE_READ(skb, protocol));
+	__u32 r[4], l[4];
+	int i;
 
-	c->family = proto;
-	c->rport = BPF_CORE_READ(sk, __sk_common.skc_dport);
-	c->lport = bpf_htons(BPF_CORE_READ(sk, __sk_common.skc_num));
-	if (proto == ETH_P_IP) {
-		c->raddr[0] = BPF_CORE_READ(sk, __sk_common.skc_daddr);
-		c->laddr[0] = BPF_CORE_READ(sk, __sk_common.skc_rcv_saddr);
-	} else {
-		BPF_CORE_READ_INTO(&c->raddr, sk,
-				   __sk_common.skc_v6_daddr.in6_u.u6_addr32);
-		BPF_CORE_READ_INTO(&c->laddr, sk,
-				   __sk_common.skc_v6_rcv_saddr.in6_u.u6_addr32);
+	/* tp_btf pointers: plain loads, relocated by CO-RE. */
+	c->rport = sk->__sk_common.skc_dport;
+	c->lport = bpf_htons(sk->__sk_common.skc_num);
+	if (bpf_ntohs(skb->protocol) == ETH_P_IP) {
+		c->raddr = sk->__sk_common.skc_daddr;
+		c->laddr = sk->__sk_common.skc_rcv_saddr;
+		return;
 	}
+	for (i = 0; i < 4; i++) {
+		r[i] = sk->__sk_common.skc_v6_daddr.in6_u.u6_addr32[i];
+		l[i] = sk->__sk_common.skc_v6_rcv_saddr.in6_u.u6_addr32[i];
+	}
+	c->raddr = fold(r);
+	c->laddr = fold(l);
 }
 
 /* TCP receive: in tcp_rcv_established; skb->data is at the TCP header. */
 static __always_inline int tcp_rx(struct sock *sk, const struct sk_buff *skb)
 {
 	struct ns_sk *st = lookup(sk);
-	__u64 *seen, netif, *slots;
+	__u64 netif = 0, *slots;
+	struct arrival *a;
 	struct conn c = {};
-	unsigned char *data;
 	__u8 doff;
 
 	if (!st)
 		return 0;
-	sock_conn(sk, skb, &c);
-	seen = bpf_map_lookup_elem(&rx_first, &c);
-	netif = seen ? *seen : 0;
-	if (seen)
-		bpf_map_delete_elem(&rx_first, &c);
-	data = BPF_CORE_READ(skb, data);
-	if (bpf_probe_read_kernel(&doff, 1, data + 12))
+	if (bpf_probe_read_kernel(&doff, 1, skb->data + 12))
 		return 0;
 	/* Pure ACKs carry no message: they are no boundary. */
-	if (BPF_CORE_READ(skb, len) <= (doff >> 4) * 4u)
+	if (skb->len <= (doff >> 4) * 4u)
 		return 0;
+	sock_conn(sk, skb, &c);
+	a = bpf_map_lookup_elem(&rx_first, &c);
+	if (a && !a->taken) {
+		netif = a->time;
+		a->taken = 1;
+	}
 	slots = rx_slots(st);
 	if (!slots[NS_B_TCP_RX]) {
 		slots[NS_B_TCP_RX] = bpf_ktime_get_ns();

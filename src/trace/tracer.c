@@ -73,6 +73,7 @@ static struct stages_bpf *open_with(const struct tracer_cfg *cfg,
 	skel->rodata->rx_size[cfg->side] = cfg->rx_size;
 	skel->rodata->tx_size[cfg->side] = cfg->tx_size;
 	skel->rodata->data_port = cfg->data_port;
+	skel->rodata->side = cfg->side;
 	for (i = 0; i < ARRAY_SIZE(hooks); i++) {
 		const struct hook *h = &hooks[i];
 		struct bpf_program *fe, *tp;

@@ -1,0 +1,130 @@
+#!/bin/bash
+# What tracing costs: tcp_rr transactions/s with and without --trace,
+# alternating run by run in one invocation, at 1 flow and at -F 4 -T 2,
+# against bpftrace counting four of the same tracepoints as a reference.
+#
+#   bench/overhead.sh [-r REPS] [-l SECONDS] [-P]     (root)
+#
+# Pinned (server and client on CPU 0) by default: unpinned loopback is
+# bimodal on 2 cores. -P runs unpinned. Prints every run, medians, the
+# ratio traced/untraced and the added nanoseconds per transaction; then
+# BPF start-up time and per-program run time from bpf_stats.
+set -u
+cd "$(dirname "$0")/.." || exit 1
+
+REPS=5
+LEN=3
+PIN="taskset -c 0"
+while getopts "r:l:P" opt; do
+	case $opt in
+	r) REPS=$OPTARG ;;
+	l) LEN=$OPTARG ;;
+	P) PIN="" ;;
+	*) exit 2 ;;
+	esac
+done
+[ "$(id -u)" -eq 0 ] || { echo "bench: tracing needs root" >&2; exit 1; }
+NS=build/netstage
+[ -x $NS ] || make -s || exit 1
+OUT=$(mktemp -d /tmp/netstage-overhead.XXXXXX)
+trap 'kill $(jobs -p) 2> /dev/null; rm -rf "$OUT"' EXIT
+
+have_bpftrace=1
+command -v bpftrace > /dev/null || have_bpftrace=0
+# bpftrace's tracepoints need tracefs, which a fresh machine lacks.
+if [ $have_bpftrace = 1 ] && ! [ -d /sys/kernel/tracing/events ]; then
+	mount -t tracefs nodev /sys/kernel/tracing 2> /dev/null ||
+		have_bpftrace=0
+fi
+
+record() {
+	echo "$1 $2" >> "$OUT/figures"
+	printf '  %-28s %12.1f\n' "$1" "$2"
+}
+
+run() {			# name args...
+	local name=$1
+
+	shift
+	$PIN $NS tcp_rr --local -q -l "$LEN" "$@" > "$OUT/ns.out" 2> /dev/null
+	record "$name" "$(grep -m1 '^client.throughput=' "$OUT/ns.out" |
+		cut -d= -f2)"
+	grep -m1 '^client.trace_setup_ms=' "$OUT/ns.out" |
+		cut -d= -f2 >> "$OUT/setup_ms"
+}
+
+# bpftrace counting four tracepoints of the stage model, system-wide.
+with_bpftrace() {
+	local name=$1 pid
+
+	shift
+	bpftrace -e 'tracepoint:tcp:tcp_probe,
+		tracepoint:sock:sk_data_ready,
+		tracepoint:sock:sock_recv_length,
+		tracepoint:net:net_dev_start_xmit { @[probe] = count(); }' \
+		> "$OUT/bpftrace.out" 2>&1 &
+	pid=$!
+	for i in $(seq 100); do
+		grep -q Attaching "$OUT/bpftrace.out" && break
+		sleep 0.1
+	done
+	sleep 0.5
+	run "$name" "$@"
+	kill -INT $pid
+	wait $pid 2> /dev/null
+}
+
+for flows in 1 4; do
+	args=""
+	[ $flows = 4 ] && args="-F 4 -T 2"
+	echo "== tcp_rr $args ${PIN:+pinned to CPU 0} (trans/s)"
+	for i in $(seq "$REPS"); do
+		run "F$flows.untraced" $args
+		run "F$flows.traced" $args --trace
+		[ $have_bpftrace = 1 ] && [ $flows = 1 ] &&
+			with_bpftrace "F$flows.bpftrace" $args
+	done
+done
+
+echo "== bpf_stats: run time per program (one traced 1-flow run)"
+sysctl -qw kernel.bpf_stats_enabled=1
+$PIN $NS tcp_rr --local -q -l "$LEN" --trace > "$OUT/stats.out" 2> /dev/null &
+sleep "$(awk -v l="$LEN" 'BEGIN { print l - 0.5 }')"
+bpftool prog show -j > "$OUT/progs.json"
+wait
+sysctl -qw kernel.bpf_stats_enabled=0
+
+echo
+python3 - "$OUT" <<'EOF'
+import json, statistics, sys
+out = sys.argv[1]
+runs = {}
+for line in open(f"{out}/figures"):
+    k, v = line.split()
+    runs.setdefault(k, []).append(float(v))
+med = {k: statistics.median(v) for k, v in runs.items()}
+print("== medians (min..max)")
+for k, v in runs.items():
+    print(f"  {k:28} {med[k]:12.1f}  ({min(v):.1f}..{max(v):.1f}, n={len(v)})")
+print("== cost against untraced runs of the same invocation")
+for f in ("F1", "F4"):
+    base = med.get(f"{f}.untraced")
+    for mode in ("traced", "bpftrace"):
+        m = med.get(f"{f}.{mode}")
+        if base and m:
+            print(f"  {f} {mode:9} ratio {m / base:5.3f}  "
+                  f"added {1e9 / m - 1e9 / base:7.0f} ns per transaction")
+setup = [float(l) for l in open(f"{out}/setup_ms") if l.strip()]
+if setup:
+    print(f"== BPF open+load+attach: median {statistics.median(setup):.1f} ms "
+          f"({min(setup):.1f}..{max(setup):.1f}, n={len(setup)}, each side)")
+progs = [p for p in json.load(open(f"{out}/progs.json")) if p.get("run_cnt")]
+names = {}
+for p in progs:
+    n = names.setdefault(p["name"], [0, 0])
+    n[0] += p["run_cnt"]
+    n[1] += p["run_time_ns"]
+print("== bpf_stats (both sides' programs; includes bpf_stats' own cost)")
+for name, (cnt, ns) in sorted(names.items(), key=lambda x: -x[1][1]):
+    print(f"  {name:22} {ns / cnt:7.1f} ns/run  {cnt:9} runs")
+EOF
