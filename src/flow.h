@@ -19,6 +19,8 @@ struct flow {
 	uint64_t t_send;	/* rr: when the message's send began */
 	uint64_t t_epoll;	/* rr: epoll_wait return that began a receive */
 	uint64_t tr_seq;	/* --trace: transactions, as BPF numbers them */
+	uint64_t sw_tx;		/* --timestamping: kernel TX stamp of the send */
+	uint64_t sw_rx;		/* --timestamping: kernel RX stamp of the recv */
 	uint32_t events;	/* epoll events armed now */
 	uint64_t transactions;
 	uint64_t bytes_read;

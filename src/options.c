@@ -131,6 +131,8 @@ static const struct opt_def defs[] = {
 	  "write every traced transaction's boundaries (CSV) to FILE" },
 	{ "trace_max_records", 0, T_INT, O(trace_max_records), W_RR,
 	  "100000", 0, 100000000, "transactions --trace-records keeps at most" },
+	{ "timestamping", 0, T_BOOL, O(timestamping), W_RR, NULL, 0, 0,
+	  "with --trace: add the kernel's SO_TIMESTAMPING software stamps to each record" },
 	{ "help", 'h', T_BOOL, O(help), W_ALL, NULL, 0, 0,
 	  "show this help" },
 };
@@ -459,6 +461,9 @@ int options_validate(struct options *o, char *err, size_t len)
 		return fail(err, len, NULL,
 			    "option --io-mode: 'blocking' needs --num-threads >= --num-flows (%d < %d)",
 			    o->num_threads, o->num_flows);
+	if (o->timestamping && !o->trace)
+		return fail(err, len, NULL,
+			    "option --timestamping: needs --trace");
 	if (o->trace_records && !o->trace)
 		return fail(err, len, NULL,
 			    "option --trace-records: needs --trace");

@@ -75,6 +75,7 @@ struct options {
 	int trace;		/* 0 off, 1 per-transaction records */
 	char *trace_records;	/* CSV of merged records, or NULL */
 	int trace_max_records;
+	int timestamping;	/* SO_TIMESTAMPING stamps in the records */
 	/* stream */
 	int buffer_size;
 	int enable_read;

@@ -8,6 +8,7 @@
 #include "common.h"
 #include "side.h"
 #include "trace/tracer.h"
+#include "tstamp.h"
 
 volatile sig_atomic_t interrupted;
 
@@ -80,12 +81,16 @@ void side_open_tracer(struct side *s, int data_port)
 	}
 	s->rs.trace_recs_per_worker =
 		(o->trace_max_records + o->num_threads - 1) / o->num_threads;
+	s->rs.timestamping = o->timestamping;
+	s->rs.ts_offset = tstamp_offset();
 	log_info("tracing with %s", tracer_hooks(s->rs.tracer));
 }
 
 void side_add_flow(struct side *s, struct flow *f)
 {
 	int rc;
+
+	char err[160];
 
 	if (s->rs.tracer) {
 		rc = tracer_register(s->rs.tracer, f->fd, f->id,
@@ -94,6 +99,8 @@ void side_add_flow(struct side *s, struct flow *f)
 			log_err("--trace: flow %d not traced: %s", f->id,
 				strerror(-rc));
 	}
+	if (s->rs.timestamping && tstamp_enable(f->fd, err, sizeof(err)))
+		log_err("--timestamping: flow %d: %s", f->id, err);
 	if (!(s->nflows & (s->nflows - 1)) || !s->flows)
 		s->flows = xrealloc(s->flows, s->nflows ? 2 * s->nflows : 1,
 				    sizeof(*s->flows));

@@ -38,6 +38,8 @@ struct run_shared {
 	int stop_efd;
 	struct intervals iv;
 	struct tracer *tracer;	/* NULL: not tracing */
+	int timestamping;	/* SO_TIMESTAMPING on the data sockets */
+	int64_t ts_offset;	/* CLOCK_REALTIME - CLOCK_MONOTONIC */
 	long trace_recs_per_worker;
 };
 

@@ -66,6 +66,8 @@ void trace_worker_account(struct trace_worker *tw, enum merge_result r,
 	tr->worker = tw->id;
 	tr->seq = seq;
 	memcpy(tr->b, m->b, sizeof(tr->b));
+	tr->sw_tx = m->sw_tx;
+	tr->sw_rx = m->sw_rx;
 }
 
 void trace_worker_done(struct trace_worker *tw, struct flow *f,

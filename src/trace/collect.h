@@ -23,6 +23,7 @@ struct trace_rec {
 	uint16_t worker;
 	uint64_t seq;
 	uint64_t b[NS_B_COUNT];
+	uint64_t sw_tx, sw_rx;
 };
 
 struct trace_worker {

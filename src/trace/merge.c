@@ -64,6 +64,8 @@ enum merge_result merge_transaction(enum ns_side side,
 	m->b[NS_B_APP_SEND] = u->app_send;
 	m->b[NS_B_EPOLL_RET] = u->epoll_ret;
 	m->b[NS_B_APP_DONE] = u->app_done;
+	m->sw_tx = u->sw_tx;
+	m->sw_rx = u->sw_rx;
 	/*
 	 * The data is queued before sk_data_ready runs; a reader already
 	 * entering epoll_wait or recv can find it in between, unwoken, or

@@ -27,6 +27,7 @@ struct ustamps {
 	uint64_t app_send;
 	uint64_t epoll_ret;	/* 0 with --io-mode blocking: no epoll */
 	uint64_t app_done;
+	uint64_t sw_tx, sw_rx;	/* --timestamping: the kernel's own stamps */
 };
 
 enum merge_result {
@@ -39,6 +40,7 @@ struct merged {
 	uint64_t b[NS_B_COUNT];		/* every boundary, ns */
 	uint64_t stage[NS_MAX_STAGES];	/* durations, ns, in stage order */
 	uint64_t total;			/* first to last boundary */
+	uint64_t sw_tx, sw_rx;		/* carried from the user stamps */
 	enum ns_boundary bad;		/* with MISSING or DISORDER: where */
 };
 

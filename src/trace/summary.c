@@ -131,6 +131,14 @@ void trace_table(const struct trace_summary *ts, FILE *f, const char *who)
 				(unsigned long long)ts->bad_at[b]);
 }
 
+static void print_stamp(FILE *f, uint64_t t)
+{
+	if (t)
+		fprintf(f, ",%llu", (unsigned long long)t);
+	else
+		fputs(",", f);
+}
+
 void trace_records_csv(FILE *f, struct worker *w, int n, enum ns_side side)
 {
 	const struct stage_def *d = stage_defs(side);
@@ -142,7 +150,7 @@ void trace_records_csv(FILE *f, struct worker *w, int n, enum ns_side side)
 		fprintf(f, ",%s", boundary_name(b));
 	for (j = 0; j < ns; j++)
 		fprintf(f, ",%s", d[j].name);
-	fputs("\n", f);
+	fputs(",SW_TX,SW_RX\n", f);
 	for (i = 0; i < n; i++) {
 		struct trace_worker *tw = w[i].tw;
 
@@ -167,6 +175,8 @@ void trace_records_csv(FILE *f, struct worker *w, int n, enum ns_side side)
 			for (j = 0; j < ns; j++)
 				fprintf(f, ",%llu", (unsigned long long)(
 					tr->b[d[j].to] - tr->b[d[j].from]));
+			print_stamp(f, tr->sw_tx);
+			print_stamp(f, tr->sw_rx);
 			fputs("\n", f);
 		}
 	}

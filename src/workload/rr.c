@@ -12,6 +12,7 @@
 
 #include "../common.h"
 #include "../trace/collect.h"
+#include "../tstamp.h"
 #include "../worker.h"
 
 enum { RR_SENDING = 1, RR_RECEIVING };
@@ -45,7 +46,7 @@ static void pause_delay(const struct worker *w)
 /* --trace: the transaction on f is complete at `done`. */
 static void traced(struct worker *w, struct flow *f, uint64_t done)
 {
-	struct ustamps u = { f->t_send, f->t_epoll, done };
+	struct ustamps u = { f->t_send, f->t_epoll, done, f->sw_tx, f->sw_rx };
 
 	trace_worker_done(w->tw, f, &u);
 }
@@ -75,6 +76,21 @@ static int send_rest(struct worker *w, struct flow *f, size_t size)
 	return 1;
 }
 
+/* recv(), which for a message's first bytes also takes the RX stamp. */
+static ssize_t rr_recv(struct worker *w, struct flow *f, size_t len)
+{
+	if (w->rs->timestamping && f->off == 0)
+		return tstamp_recv(f->fd, w->buf, len, w->rs->ts_offset,
+				   &f->sw_rx);
+	return recv(f->fd, w->buf, len, 0);
+}
+
+static void sent(struct worker *w, struct flow *f)
+{
+	if (w->rs->timestamping)
+		f->sw_tx = tstamp_tx(f->fd, w->rs->ts_offset);
+}
+
 static void continue_send(struct worker *w, struct flow *f)
 {
 	int rc = send_rest(w, f, tx_size(w));
@@ -87,6 +103,7 @@ static void continue_send(struct worker *w, struct flow *f)
 		worker_arm(w, f, EPOLLOUT);
 		return;
 	}
+	sent(w, f);
 	if (!w->rs->is_client) {
 		f->transactions++;
 		if (w->tw)
@@ -133,7 +150,7 @@ static void on_readable(struct worker *w, struct flow *f)
 	if (f->off == 0)
 		f->t_epoll = w->t_epoll;
 	while (f->open && f->state == RR_RECEIVING) {
-		ssize_t r = recv(f->fd, w->buf, chunk(w, size - f->off), 0);
+		ssize_t r = rr_recv(w, f, chunk(w, size - f->off));
 
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -177,7 +194,7 @@ static int recv_all(struct worker *w, struct flow *f, size_t size)
 {
 	f->off = 0;
 	while (f->off < size) {
-		ssize_t r = recv(f->fd, w->buf, chunk(w, size - f->off), 0);
+		ssize_t r = rr_recv(w, f, chunk(w, size - f->off));
 
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -203,8 +220,10 @@ void rr_run_blocking(struct worker *w, struct flow *f)
 			}
 			f->off = 0;
 			rc = send_rest(w, f, tx_size(w));
-			if (rc > 0)
+			if (rc > 0) {
+				sent(w, f);
 				rc = recv_all(w, f, rx_size(w));
+			}
 		} else {
 			rc = recv_all(w, f, rx_size(w));
 			f->off = 0;
@@ -212,6 +231,8 @@ void rr_run_blocking(struct worker *w, struct flow *f)
 				f->t_send = now_ns();
 			if (rc > 0)
 				rc = send_rest(w, f, tx_size(w));
+			if (rc > 0)
+				sent(w, f);
 		}
 		if (rc <= 0)
 			break;

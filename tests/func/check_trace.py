@@ -39,7 +39,7 @@ def check_side(path):
     rows = load(path)
     side = rows[0]["side"]
     chain = CHAINS[side]
-    stages = list(rows[0].keys())[4 + 10:]
+    stages = list(rows[0].keys())[4 + 10:4 + 10 + len(chain) - 1]
     if len(stages) != len(chain) - 1:
         fail(f"{path}: {len(stages)} stage columns for {len(chain)} boundaries")
     last_seq = {}

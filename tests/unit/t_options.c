@@ -229,6 +229,16 @@ static void t_validation_errors(void **state)
 		     "--io-mode=blocking", NULL);
 	expect_error(W_TCP_RR, "cannot resolve '::1'", "-4", "-c", "-H",
 		     "::1", NULL);
+	expect_error(W_TCP_RR, "--timestamping: needs --trace",
+		     "--timestamping", NULL);
+	expect_error(W_TCP_RR, "--trace-records: needs --trace",
+		     "--trace-records=x.csv", NULL);
+	expect_error(W_TCP_RR, "'hist' (histograms kept in BPF) is not built",
+		     "--trace=hist", NULL);
+	expect_error(W_TCP_RR, "--trace: 'all' is not 'records'",
+		     "--trace=all", NULL);
+	expect_error(W_TCP_STREAM, "unknown option '--trace'", "--trace",
+		     NULL);
 }
 
 static void t_dump_lists_every_option_once(void **state)
