@@ -55,6 +55,9 @@ enum ns_boundary { NS_BOUNDARIES(NS_B_ENUM) NS_B_COUNT };
 
 enum ns_side { NS_CLIENT = 0, NS_SERVER = 1 };
 
+/* Stages of a side at most (both have 8). */
+#define NS_MAX_STAGES 8
+
 /* Workers that can be traced, and each one's ring buffer. */
 #define NS_MAX_RINGS 256
 #define NS_RING_BYTES (1 << 20)

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "hist.h"
+#include "stages.h"
 
 struct flow {
 	int fd;
@@ -21,6 +22,9 @@ struct flow {
 	uint64_t tr_seq;	/* --trace: transactions, as BPF numbers them */
 	uint64_t sw_tx;		/* --timestamping: kernel TX stamp of the send */
 	uint64_t sw_rx;		/* --timestamping: kernel RX stamp of the recv */
+	/* --trace: this interval's traced transactions and stage sums */
+	uint64_t st_count;
+	uint64_t st_sum[NS_MAX_STAGES];
 	uint32_t events;	/* epoll events armed now */
 	uint64_t transactions;
 	uint64_t bytes_read;

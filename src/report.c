@@ -200,6 +200,11 @@ void out_abort(struct out_file *o)
 	free(o->tmp);
 }
 
+static enum ns_side side_of(const struct run_shared *rs)
+{
+	return rs->is_client ? NS_CLIENT : NS_SERVER;
+}
+
 static void csv_header(FILE *f, const struct run_shared *rs)
 {
 	const struct percentiles *pc = &rs->o->percentiles;
@@ -213,6 +218,12 @@ static void csv_header(FILE *f, const struct run_shared *rs)
 			fprintf(f, ",latency_p%g", pc->p[i]);
 	} else {
 		fputs("bytes_written,transactions", f);
+	}
+	if (rs->tracer) {
+		const struct stage_def *d = stage_defs(side_of(rs));
+
+		for (i = 0; i < stage_count(side_of(rs)); i++)
+			fprintf(f, ",stage_%s_mean", d[i].name);
 	}
 	fputs(",utime,stime,maxrss,minflt,majflt,nvcsw,nivcsw\n", f);
 }
@@ -234,6 +245,8 @@ static void csv_row(FILE *f, const struct sample *s,
 		fprintf(f, "%llu,%llu", (unsigned long long)s->bytes_written,
 			(unsigned long long)s->transactions);
 	}
+	for (i = 0; rs->tracer && i < stage_count(side_of(rs)); i++)
+		fprintf(f, ",%.9f", s->stage_mean[i]);
 	fprintf(f, ",%.6f,%.6f,%ld,%ld,%ld,%ld,%ld\n", tv(&s->ru.ru_utime),
 		tv(&s->ru.ru_stime), s->ru.ru_maxrss, s->ru.ru_minflt,
 		s->ru.ru_majflt, s->ru.ru_nvcsw, s->ru.ru_nivcsw);

@@ -63,6 +63,10 @@ static void record_sample(struct worker *w, struct flow *f, uint64_t now,
 	s->bytes_written = f->bytes_written;
 	s->transactions = f->transactions;
 	s->ru = *ru;
+	for (i = 0; f->st_count && i < NS_MAX_STAGES; i++)
+		s->stage_mean[i] = f->st_sum[i] / 1e9 / f->st_count;
+	f->st_count = 0;
+	memset(f->st_sum, 0, sizeof(f->st_sum));
 	if (!f->lat || !f->lat->count)
 		return;
 	s->lat_min = f->lat->min / 1e9;

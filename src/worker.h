@@ -51,6 +51,7 @@ struct sample {
 	uint64_t bytes_read, bytes_written, transactions;
 	double lat_min, lat_mean, lat_max, lat_stddev;	/* s */
 	double pct[MAX_PERCENTILES];			/* s */
+	double stage_mean[NS_MAX_STAGES];		/* s, --trace */
 	struct rusage ru;
 };
 

@@ -80,7 +80,9 @@ void trace_worker_done(struct trace_worker *tw, struct flow *f,
 void trace_worker_take(struct trace_worker *tw, struct flow *f,
 		       const struct ustamps *u)
 {
+	enum merge_result r;
 	struct merged m;
+	int i;
 
 	if (!tw->have || tw->rec.flow_id != (uint32_t)f->id) {
 		tw->norecord++;
@@ -94,8 +96,14 @@ void trace_worker_take(struct trace_worker *tw, struct flow *f,
 	 * unrecorded (counted then): follow the kernel's numbering.
 	 */
 	f->tr_seq = tw->rec.seq + 1;
-	trace_worker_account(tw, merge_transaction(tw->side, &tw->rec, u, &m),
-			     &m, f->id, tw->rec.seq);
+	r = merge_transaction(tw->side, &tw->rec, u, &m);
+	trace_worker_account(tw, r, &m, f->id, tw->rec.seq);
+	if (r != MERGE_OK)
+		return;
+	/* The flow's interval sums, for the stage columns of samples.csv. */
+	f->st_count++;
+	for (i = 0; i < stage_count(tw->side); i++)
+		f->st_sum[i] += m.stage[i];
 }
 
 void trace_worker_free(struct trace_worker *tw)

@@ -10,8 +10,6 @@
 
 #include "stages.h"
 
-#define NS_MAX_STAGES 8
-
 /* A side's stages, in time order, from the NS_STAGES list. */
 struct stage_def {
 	const char *name;

@@ -32,6 +32,27 @@ t_trace_stages_add_up_on_both_sides() {
 	$CHECK_TRACE tr.csv tr.server.csv --results out
 }
 
+t_trace_stage_columns_in_samples_csv() {
+	need_root
+	ns tcp_rr --local -l 2 -q --trace --all-samples=s.csv > out 2> err
+	check_trace_counts out client
+	python3 - s.csv "$(key out client.trace_incomplete)" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+stages = [c for c in rows[0] if c.startswith("stage_")]
+assert stages == ["stage_%s_mean" % s for s in ("send_call", "tcp_tx",
+    "remote", "softirq_rx", "tcp_rx", "wakeup", "recv_call", "to_app")], stages
+for r in rows:
+    total = sum(float(r[s]) for s in stages)
+    # Every transaction of the run traced: the interval's stage means
+    # add up to its latency mean, to the printed precision (9 digits).
+    if sys.argv[2] == "0":
+        assert abs(total - float(r["latency_mean"])) < 1e-8, (r, total)
+    assert total > 0
+print(f"{len(rows)} rows, stage means add up to latency_mean")
+PY
+}
+
 t_trace_single_flow_matches_worker_latency() {
 	need_root
 	ns tcp_rr --local -l 2 -q --trace --trace-records=tr.csv \
