@@ -1,5 +1,6 @@
 #!/bin/bash
-# What tracing costs: tcp_rr transactions/s with and without --trace,
+# What tracing costs: tcp_rr transactions/s without --trace, with it and
+# with --trace=hist,
 # alternating run by run in one invocation, at 1 flow and at -F 4 -T 2,
 # against bpftrace counting four of the same tracepoints as a reference.
 #
@@ -81,6 +82,7 @@ for flows in 1 4; do
 	for i in $(seq "$REPS"); do
 		run "F$flows.untraced" $args
 		run "F$flows.traced" $args --trace
+		run "F$flows.hist" $args --trace=hist
 		[ $have_bpftrace = 1 ] && [ $flows = 1 ] &&
 			with_bpftrace "F$flows.bpftrace" $args
 	done
@@ -109,7 +111,7 @@ for k, v in runs.items():
 print("== cost against untraced runs of the same invocation")
 for f in ("F1", "F4"):
     base = med.get(f"{f}.untraced")
-    for mode in ("traced", "bpftrace"):
+    for mode in ("traced", "hist", "bpftrace"):
         m = med.get(f"{f}.{mode}")
         if base and m:
             print(f"  {f} {mode:9} ratio {m / base:5.3f}  "

@@ -17,6 +17,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
+#include "hist_layout.h"
 #include "stages.h"
 
 char LICENSE[] SEC("license") = "GPL";
@@ -31,6 +32,7 @@ const volatile __u32 rx_size[2];	/* [side]: bytes of an inbound message */
 const volatile __u32 tx_size[2];	/* [side]: bytes of an outbound one */
 const volatile __u16 data_port;		/* packets to or from it are ours */
 const volatile __u8 side;		/* enum ns_side of this process */
+const volatile __u8 hist_mode;		/* --trace=hist: no records */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
@@ -85,6 +87,26 @@ struct {
 	__type(value, struct arrival);
 } rx_first SEC(".maps");
 
+/* --trace=hist: a histogram per kernel stage of this side. */
+struct khist {
+	__u32 b[HIST_BUCKETS];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, NS_MAX_KSTAGES);
+	__type(key, __u32);
+	__type(value, struct khist);
+} khists SEC(".maps");
+
+/* --trace=hist: [0] transactions timed, [1] incomplete. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 2);
+	__type(key, __u32);
+	__type(value, __u64);
+} kcounts SEC(".maps");
+
 /* Records that found their ring full. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -104,6 +126,74 @@ static __always_inline void stamp_once(struct ns_sk *st, int b, __u64 now)
 		st->t[b] = now;
 }
 
+struct kstage {
+	__u8 side, from, to;
+};
+
+#define KDEF(s, name, f, t) { NS_##s, NS_B_##f, NS_B_##t },
+static const struct kstage kstages[] = { NS_KSTAGES(KDEF) };
+#undef KDEF
+
+static __always_inline void count(__u32 which)
+{
+	__u64 *n = bpf_map_lookup_elem(&kcounts, &which);
+
+	if (n)
+		(*n)++;
+}
+
+/*
+ * --trace=hist: time the kernel stages here. A reader faster than its
+ * wake-up call saw the data by RECV_RET at the latest.
+ */
+/* A kernel stage's duration, or 0 if a boundary is missing or misordered. */
+static __always_inline __u64 kspan(const struct ns_sk *st, __u32 i,
+				   int *bad)
+{
+	__u32 f = kstages[i].from, t = kstages[i].to;
+	__u64 from, to;
+
+	if (f >= NS_B_COUNT || t >= NS_B_COUNT) {
+		*bad = 1;
+		return 0;
+	}
+	from = st->t[f];
+	to = st->t[t];
+	if (!from || !to || to < from)
+		*bad = 1;
+	return to - from;
+}
+
+static __always_inline void account(struct ns_sk *st)
+{
+	__u32 i, k = 0;
+	int bad = 0;
+
+	if (!st->t[NS_B_DATA_READY] ||
+	    st->t[NS_B_DATA_READY] > st->t[NS_B_RECV_RET])
+		st->t[NS_B_DATA_READY] = st->t[NS_B_RECV_RET];
+	for (i = 0; i < sizeof(kstages) / sizeof(kstages[0]); i++)
+		if (kstages[i].side == st->side)
+			kspan(st, i, &bad);
+	if (bad) {
+		count(1);
+		return;
+	}
+	for (i = 0; i < sizeof(kstages) / sizeof(kstages[0]); i++) {
+		struct khist *h;
+		__u32 b;
+
+		if (kstages[i].side != st->side)
+			continue;
+		h = bpf_map_lookup_elem(&khists, &k);
+		k++;
+		b = hist_index(kspan(st, i, &bad));
+		if (h && b < HIST_BUCKETS)
+			h->b[b]++;
+	}
+	count(0);
+}
+
 /* Hand the transaction to its worker and start the next one. */
 static __always_inline void emit(struct ns_sk *st)
 {
@@ -113,6 +203,10 @@ static __always_inline void emit(struct ns_sk *st)
 	__u64 *n;
 	int i;
 
+	if (hist_mode) {
+		account(st);
+		goto next;
+	}
 	ring = bpf_map_lookup_elem(&rings, &worker);
 	r = ring ? bpf_ringbuf_reserve(ring, sizeof(*r), 0) : NULL;
 	if (r) {
@@ -128,6 +222,7 @@ static __always_inline void emit(struct ns_sk *st)
 		if (n)
 			(*n)++;
 	}
+next:
 	st->seq++;
 	for (i = 0; i < NS_B_COUNT; i++) {
 		st->t[i] = st->next[i];

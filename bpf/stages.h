@@ -53,6 +53,26 @@ enum ns_boundary { NS_BOUNDARIES(NS_B_ENUM) NS_B_COUNT };
 	X(SERVER, tcp_tx, TCP_SEND, DEV_XMIT)			\
 	X(SERVER, send_return, DEV_XMIT, APP_DONE)
 
+/*
+ * --trace=hist: the stages BPF can time alone, between kernel
+ * boundaries only (it has no user stamps), kept as histograms in BPF.
+ * ready_recv is wakeup + recv_call; recv_send is app + send_call.
+ */
+#define NS_KSTAGES(X)						\
+	X(CLIENT, tcp_tx, TCP_SEND, DEV_XMIT)			\
+	X(CLIENT, remote, DEV_XMIT, NETIF_RX)			\
+	X(CLIENT, softirq_rx, NETIF_RX, TCP_RX)			\
+	X(CLIENT, tcp_rx, TCP_RX, DATA_READY)			\
+	X(CLIENT, ready_recv, DATA_READY, RECV_RET)		\
+	X(SERVER, softirq_rx, NETIF_RX, TCP_RX)			\
+	X(SERVER, tcp_rx, TCP_RX, DATA_READY)			\
+	X(SERVER, ready_recv, DATA_READY, RECV_RET)		\
+	X(SERVER, recv_send, RECV_RET, TCP_SEND)		\
+	X(SERVER, tcp_tx, TCP_SEND, DEV_XMIT)			\
+	X(SERVER, xmit_return, DEV_XMIT, SEND_RET)
+
+#define NS_MAX_KSTAGES 6
+
 enum ns_side { NS_CLIENT = 0, NS_SERVER = 1 };
 
 /* Stages of a side at most (both have 8). */

@@ -9,21 +9,6 @@ void hist_reset(struct hist *h)
 	h->min = UINT64_MAX;
 }
 
-unsigned int hist_index(uint64_t ns)
-{
-	unsigned int msb, shift;
-
-	if (ns > HIST_MAX_NS)
-		ns = HIST_MAX_NS;
-	if (ns < 2 * HIST_SUB)
-		return ns;
-	msb = 63 - __builtin_clzll(ns);
-	shift = msb - HIST_SUB_BITS;
-	/* (ns >> shift) is in [HIST_SUB, 2 * HIST_SUB). */
-	return 2 * HIST_SUB + (msb - HIST_SUB_BITS - 1) * HIST_SUB +
-	       (unsigned int)((ns >> shift) - HIST_SUB);
-}
-
 void hist_bucket_range(unsigned int idx, uint64_t *lo, uint64_t *hi)
 {
 	unsigned int octave, shift;
@@ -69,6 +54,28 @@ void hist_merge(struct hist *dst, const struct hist *src)
 		dst->min = src->min;
 	if (src->max > dst->max)
 		dst->max = src->max;
+}
+
+void hist_add_buckets(struct hist *h, const uint32_t *bucket)
+{
+	uint64_t lo, hi;
+	unsigned int i;
+	double mid;
+
+	for (i = 0; i < HIST_BUCKETS; i++) {
+		if (!bucket[i])
+			continue;
+		hist_bucket_range(i, &lo, &hi);
+		mid = ((double)lo + (double)hi) / 2;
+		h->bucket[i] += bucket[i];
+		h->count += bucket[i];
+		h->sum += mid * bucket[i];
+		h->sumsq += mid * mid * bucket[i];
+		if (lo < h->min)
+			h->min = lo;
+		if (hi > h->max)
+			h->max = hi;
+	}
 }
 
 double hist_mean(const struct hist *h)

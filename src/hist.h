@@ -13,12 +13,7 @@
 
 #include <stdint.h>
 
-#define HIST_SUB_BITS 7
-#define HIST_SUB (1u << HIST_SUB_BITS)
-/* Values up to 2^39 ns (549 s): past the 100 s the contract promises. */
-#define HIST_TOP_BIT 38
-#define HIST_BUCKETS (2 * HIST_SUB + (HIST_TOP_BIT - HIST_SUB_BITS) * HIST_SUB)
-#define HIST_MAX_NS ((1ULL << (HIST_TOP_BIT + 1)) - 1)
+#include "hist_layout.h"	/* the bucket layout, shared with BPF */
 
 struct hist {
 	uint64_t count;
@@ -32,9 +27,13 @@ struct hist {
 void hist_reset(struct hist *h);
 void hist_add(struct hist *h, uint64_t ns);
 void hist_merge(struct hist *dst, const struct hist *src);
+/*
+ * Add counts by bucket (from BPF): min, max, mean and stddev then come
+ * from the buckets' midpoints, exact to the bucket's width.
+ */
+void hist_add_buckets(struct hist *h, const uint32_t *bucket);
 
-/* Bucket index of a value, and the range [lo, hi] a bucket covers. */
-unsigned int hist_index(uint64_t ns);
+/* The range [lo, hi] a bucket covers (hist_index() gives a value's). */
 void hist_bucket_range(unsigned int idx, uint64_t *lo, uint64_t *hi);
 
 double hist_mean(const struct hist *h);

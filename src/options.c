@@ -126,7 +126,7 @@ static const struct opt_def defs[] = {
 	{ "enable_write", 'w', T_BOOL, O(enable_write), W_STREAM, NULL, 0, 0,
 	  "write to flows (on by default for the client)" },
 	{ "trace", 0, T_TRACE, O(trace), W_RR, NULL, 0, 0,
-	  "time each transaction by kernel stage (eBPF); =records" },
+	  "time each transaction by kernel stage (eBPF): records, or hist (cheaper, kernel stages only)" },
 	{ "trace_records", 0, T_STR, O(trace_records), W_RR, NULL, 0, 0,
 	  "write every traced transaction's boundaries (CSV) to FILE" },
 	{ "trace_max_records", 0, T_INT, O(trace_max_records), W_RR,
@@ -294,12 +294,10 @@ static int set_value(struct options *o, const struct opt_def *d,
 				    "'%s' is neither 'epoll' nor 'blocking'", arg);
 		return 0;
 	case T_TRACE:
-		if (arg && !strcmp(arg, "hist"))
+		if (arg && strcmp(arg, "records") && strcmp(arg, "hist"))
 			return fail(err, len, d,
-				    "'hist' (histograms kept in BPF) is not built yet; use --trace");
-		if (arg && strcmp(arg, "records"))
-			return fail(err, len, d, "'%s' is not 'records'", arg);
-		*FIELD(o, d, int) = 1;
+				    "'%s' is neither 'records' nor 'hist'", arg);
+		*FIELD(o, d, int) = arg && !strcmp(arg, "hist") ? 2 : 1;
 		return 0;
 	case T_DELAY:
 		if (parse_delay(arg, FIELD(o, d, uint64_t)))
@@ -461,12 +459,12 @@ int options_validate(struct options *o, char *err, size_t len)
 		return fail(err, len, NULL,
 			    "option --io-mode: 'blocking' needs --num-threads >= --num-flows (%d < %d)",
 			    o->num_threads, o->num_flows);
-	if (o->timestamping && !o->trace)
+	if (o->timestamping && o->trace != 1)
 		return fail(err, len, NULL,
-			    "option --timestamping: needs --trace");
-	if (o->trace_records && !o->trace)
+			    "option --timestamping: needs --trace (records)");
+	if (o->trace_records && o->trace != 1)
 		return fail(err, len, NULL,
-			    "option --trace-records: needs --trace");
+			    "option --trace-records: needs --trace (records)");
 	if (o->host && !o->local &&
 	    check_resolves(o, o->host, "host", err, len))
 		return -1;
@@ -511,7 +509,8 @@ static void dump_one(const struct options *o, const struct opt_def *d,
 		kv_str(out, d->name, *FIELD(o, d, int) ? "edge" : "level");
 		break;
 	case T_TRACE:
-		kv_str(out, d->name, *FIELD(o, d, int) ? "records" : "off");
+		kv_str(out, d->name, (const char *[]){ "off", "records",
+			   "hist" }[*FIELD(o, d, int)]);
 		break;
 	case T_IOMODE:
 		kv_str(out, d->name, *FIELD(o, d, enum io_mode) == IO_BLOCKING ?

@@ -72,7 +72,7 @@ struct options {
 	int request_size;
 	int response_size;
 	/* tracing (rr) */
-	int trace;		/* 0 off, 1 per-transaction records */
+	int trace;		/* 0 off, 1 records, 2 hist */
 	char *trace_records;	/* CSV of merged records, or NULL */
 	int trace_max_records;
 	int timestamping;	/* SO_TIMESTAMPING stamps in the records */

@@ -219,7 +219,7 @@ static void csv_header(FILE *f, const struct run_shared *rs)
 	} else {
 		fputs("bytes_written,transactions", f);
 	}
-	if (rs->tracer) {
+	if (rs->tracer && !rs->trace_hist) {
 		const struct stage_def *d = stage_defs(side_of(rs));
 
 		for (i = 0; i < stage_count(side_of(rs)); i++)
@@ -245,7 +245,8 @@ static void csv_row(FILE *f, const struct sample *s,
 		fprintf(f, "%llu,%llu", (unsigned long long)s->bytes_written,
 			(unsigned long long)s->transactions);
 	}
-	for (i = 0; rs->tracer && i < stage_count(side_of(rs)); i++)
+	for (i = 0; rs->tracer && !rs->trace_hist &&
+		    i < stage_count(side_of(rs)); i++)
 		fprintf(f, ",%.9f", s->stage_mean[i]);
 	fprintf(f, ",%.6f,%.6f,%ld,%ld,%ld,%ld,%ld\n", tv(&s->ru.ru_utime),
 		tv(&s->ru.ru_stime), s->ru.ru_maxrss, s->ru.ru_minflt,

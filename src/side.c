@@ -70,6 +70,7 @@ void side_open_tracer(struct side *s, int data_port)
 		.data_port = data_port,
 		.nworkers = o->num_threads,
 		.verbose = o->logtostderr,
+		.hist_mode = o->trace == 2,
 	};
 
 	if (!o->trace)
@@ -82,6 +83,7 @@ void side_open_tracer(struct side *s, int data_port)
 	s->rs.trace_recs_per_worker =
 		(o->trace_max_records + o->num_threads - 1) / o->num_threads;
 	s->rs.timestamping = o->timestamping;
+	s->rs.trace_hist = o->trace == 2;
 	s->rs.ts_offset = tstamp_offset();
 	log_info("tracing with %s", tracer_hooks(s->rs.tracer));
 }

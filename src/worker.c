@@ -240,7 +240,7 @@ static int setup_worker(struct worker *w, struct run_shared *rs, char *err,
 	w->buf = xcalloc(1, rs->o->buffer_size > 65536 ? rs->o->buffer_size
 							: 65536);
 	hist_reset(&w->ilat);
-	if (rs->tracer) {
+	if (rs->tracer && !rs->trace_hist) {
 		w->tw = xcalloc(1, sizeof(*w->tw));
 		if (trace_worker_init(w->tw, rs->tracer, w->id,
 				      rs->is_client ? NS_CLIENT : NS_SERVER,

@@ -41,6 +41,7 @@ struct run_shared {
 	int timestamping;	/* SO_TIMESTAMPING on the data sockets */
 	int64_t ts_offset;	/* CLOCK_REALTIME - CLOCK_MONOTONIC */
 	long trace_recs_per_worker;
+	int trace_hist;		/* --trace=hist: BPF keeps it all */
 };
 
 /* One flow's figures over one interval, a row of samples.csv. */

@@ -9,14 +9,21 @@ static const struct {
 	enum ns_side side;
 	struct stage_def def;
 } all_stages[] = { NS_STAGES(DEF) };
-#undef DEF
 
 #define NAME(name, where) #name,
 static const char *const bnames[NS_B_COUNT] = { NS_BOUNDARIES(NAME) };
 #undef NAME
 
+static const struct {
+	enum ns_side side;
+	struct stage_def def;
+} all_kstages[] = { NS_KSTAGES(DEF) };
+#undef DEF
+
 static struct stage_def by_side[2][NS_MAX_STAGES];
 static int nby_side[2] = { -1, -1 };
+static struct stage_def kby_side[2][NS_MAX_KSTAGES];
+static int nkby_side[2];
 
 /* Split NS_STAGES by side once; the list is static, so races are benign. */
 static void index_stages(void)
@@ -31,6 +38,23 @@ static void index_stages(void)
 
 		by_side[s][nby_side[s]++] = all_stages[i].def;
 	}
+	for (i = 0; i < sizeof(all_kstages) / sizeof(all_kstages[0]); i++) {
+		int s = all_kstages[i].side;
+
+		kby_side[s][nkby_side[s]++] = all_kstages[i].def;
+	}
+}
+
+int kstage_count(enum ns_side side)
+{
+	index_stages();
+	return nkby_side[side];
+}
+
+const struct stage_def *kstage_defs(enum ns_side side)
+{
+	index_stages();
+	return kby_side[side];
 }
 
 int stage_count(enum ns_side side)

@@ -18,6 +18,9 @@ struct stage_def {
 
 int stage_count(enum ns_side side);
 const struct stage_def *stage_defs(enum ns_side side);
+/* --trace=hist: the kernel-only stages BPF times (NS_KSTAGES). */
+int kstage_count(enum ns_side side);
+const struct stage_def *kstage_defs(enum ns_side side);
 const char *boundary_name(enum ns_boundary b);
 
 /* The worker's user-space stamps of one transaction (0: none). */

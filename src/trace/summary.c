@@ -9,6 +9,26 @@
 
 static const double pcts[] = { 50, 90, 99, 99.9 };
 
+static int nstages(const struct trace_summary *ts)
+{
+	return ts->hist_mode ? kstage_count(ts->side) : stage_count(ts->side);
+}
+
+static const struct stage_def *defs(const struct trace_summary *ts)
+{
+	return ts->hist_mode ? kstage_defs(ts->side) : stage_defs(ts->side);
+}
+
+/* --trace=hist: the histograms and counts are BPF's. */
+static void summarise_bpf(struct trace_summary *ts, struct tracer *t)
+{
+	int j;
+
+	for (j = 0; j < nstages(ts); j++)
+		tracer_khist(t, j, &ts->stage[j]);
+	tracer_kcounts(t, &ts->complete, &ts->incomplete);
+}
+
 void trace_summarise(struct trace_summary *ts, struct tracer *t,
 		     struct worker *w, int n, int is_client)
 {
@@ -16,8 +36,13 @@ void trace_summarise(struct trace_summary *ts, struct tracer *t,
 
 	memset(ts, 0, sizeof(*ts));
 	ts->side = is_client ? NS_CLIENT : NS_SERVER;
+	ts->hist_mode = n > 0 && w[0].rs->trace_hist;
 	for (j = 0; j < NS_MAX_STAGES; j++)
 		hist_reset(&ts->stage[j]);
+	if (ts->hist_mode) {
+		summarise_bpf(ts, t);
+		return;
+	}
 	for (i = 0; i < n; i++) {
 		struct trace_worker *tw = w[i].tw;
 
@@ -59,7 +84,7 @@ void trace_kv(const struct trace_summary *ts, const struct tracer *t,
 	      const char *off_reason, uint64_t transactions,
 	      struct kv_list *out)
 {
-	const struct stage_def *d = stage_defs(ts->side);
+	const struct stage_def *d = defs(ts);
 	char key[80];
 	size_t i;
 	int j;
@@ -69,14 +94,14 @@ void trace_kv(const struct trace_summary *ts, const struct tracer *t,
 		kv_str(out, "trace_error", off_reason);
 		return;
 	}
-	kv_str(out, "trace_status", "records");
+	kv_str(out, "trace_status", ts->hist_mode ? "hist" : "records");
 	kv_str(out, "trace_hooks", tracer_hooks(t));
 	kv_num(out, "trace_setup_ms", tracer_setup_ns(t) / 1e6, 3);
 	kv_uint(out, "trace_transactions", ts->complete);
 	kv_uint(out, "trace_incomplete", ts->incomplete);
 	kv_uint(out, "trace_lost", ts->lost);
 	unreliable(ts, transactions, out);
-	for (j = 0; j < stage_count(ts->side); j++) {
+	for (j = 0; j < nstages(ts); j++) {
 		const struct hist *h = &ts->stage[j];
 
 		snprintf(key, sizeof(key), "stage_%s_count", d[j].name);
@@ -95,14 +120,14 @@ void trace_kv(const struct trace_summary *ts, const struct tracer *t,
 
 void trace_table(const struct trace_summary *ts, FILE *f, const char *who)
 {
-	const struct stage_def *d = stage_defs(ts->side);
+	const struct stage_def *d = defs(ts);
 	int j, b;
 
 	fprintf(f, "netstage %s: stages of %llu traced transactions (us)\n",
 		who, (unsigned long long)ts->complete);
 	fprintf(f, "  %-12s %-22s %9s %9s %9s %9s %9s %9s\n", "stage",
 		"from -> to", "mean", "p50", "p90", "p99", "p99.9", "max");
-	for (j = 0; j < stage_count(ts->side); j++) {
+	for (j = 0; j < nstages(ts); j++) {
 		const struct hist *h = &ts->stage[j];
 		char span[48];
 

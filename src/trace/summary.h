@@ -18,6 +18,7 @@ struct tracer;
 
 struct trace_summary {
 	enum ns_side side;
+	int hist_mode;		/* kernel stages from BPF's histograms */
 	uint64_t complete;
 	uint64_t incomplete;	/* missing + disorder + norecord */
 	uint64_t missing, disorder, norecord;

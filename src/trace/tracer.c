@@ -74,6 +74,7 @@ static struct stages_bpf *open_with(const struct tracer_cfg *cfg,
 	skel->rodata->tx_size[cfg->side] = cfg->tx_size;
 	skel->rodata->data_port = cfg->data_port;
 	skel->rodata->side = cfg->side;
+	skel->rodata->hist_mode = cfg->hist_mode;
 	for (i = 0; i < ARRAY_SIZE(hooks); i++) {
 		const struct hook *h = &hooks[i];
 		struct bpf_program *fe, *tp;
@@ -172,7 +173,8 @@ struct tracer *tracer_open(const struct tracer_cfg *cfg, char *why,
 		snprintf(why, len, "tracing off: %s", load_reason(err));
 		goto fail;
 	}
-	if (make_rings(t, why, len) || attach(t, fentry, why, len))
+	if ((!cfg->hist_mode && make_rings(t, why, len)) ||
+	    attach(t, fentry, why, len))
 		goto fail;
 	t->setup_ns = now_ns() - t0;
 	return t;
@@ -218,6 +220,44 @@ uint64_t tracer_lost(struct tracer *t)
 			sum += v[i];
 	free(v);
 	return sum;
+}
+
+int tracer_khist(struct tracer *t, int k, struct hist *h)
+{
+	int ncpu = libbpf_num_possible_cpus(), i, fd;
+	uint32_t (*v)[HIST_BUCKETS];
+	uint32_t key = k;
+
+	if (ncpu <= 0)
+		return -1;
+	v = xcalloc(ncpu, sizeof(*v));
+	fd = bpf_map__fd(t->skel->maps.khists);
+	if (bpf_map_lookup_elem(fd, &key, v)) {
+		free(v);
+		return -errno;
+	}
+	for (i = 0; i < ncpu; i++)
+		hist_add_buckets(h, v[i]);
+	free(v);
+	return 0;
+}
+
+void tracer_kcounts(struct tracer *t, uint64_t *timed, uint64_t *incomplete)
+{
+	int ncpu = libbpf_num_possible_cpus(), i, fd;
+	uint64_t *v, *out[2] = { timed, incomplete };
+	uint32_t key;
+
+	*timed = *incomplete = 0;
+	if (ncpu <= 0)
+		return;
+	v = xcalloc(ncpu, sizeof(*v));
+	fd = bpf_map__fd(t->skel->maps.kcounts);
+	for (key = 0; key < 2; key++)
+		if (!bpf_map_lookup_elem(fd, &key, v))
+			for (i = 0; i < ncpu; i++)
+				*out[key] += v[i];
+	free(v);
 }
 
 uint64_t tracer_setup_ns(const struct tracer *t)

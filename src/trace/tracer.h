@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../hist.h"
 #include "stages.h"
 
 struct tracer;
@@ -21,6 +22,7 @@ struct tracer_cfg {
 	uint16_t data_port;
 	int nworkers;
 	int verbose;		/* libbpf's messages to stderr */
+	int hist_mode;		/* --trace=hist: histograms in BPF, no rings */
 };
 
 /*
@@ -35,6 +37,10 @@ int tracer_register(struct tracer *t, int fd, int flow_id, int worker);
 int tracer_ring_fd(struct tracer *t, int worker);
 /* "hook:mechanism,..." for trace_hooks= */
 const char *tracer_hooks(const struct tracer *t);
+/* --trace=hist: kernel stage k's histogram, summed over CPUs, into h. */
+int tracer_khist(struct tracer *t, int k, struct hist *h);
+/* --trace=hist: transactions BPF timed, and those it could not. */
+void tracer_kcounts(struct tracer *t, uint64_t *timed, uint64_t *incomplete);
 /* Records BPF could not reserve ring space for. */
 uint64_t tracer_lost(struct tracer *t);
 /* BPF open+load+attach time, ns. */

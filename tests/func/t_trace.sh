@@ -171,3 +171,33 @@ for path in sys.argv[1:]:
         assert abs(m) <= 5000, (path, name, m)
 PY
 }
+
+t_trace_hist_mode_keeps_histograms_in_bpf() {
+	need_root
+	local side n t i
+
+	ns tcp_rr --local -l 2 -q --trace=hist > out 2> err
+	for side in client server; do
+		n=$(key out "$side.num_transactions")
+		t=$(key out "$side.trace_transactions")
+		i=$(key out "$side.trace_incomplete")
+		expect_eq "$(key out "$side.trace_status")" hist "$side status"
+		expect_eq $((t + i)) "$n" "$side timed + incomplete"
+		expect_le $((i * 100)) "$n" "$side incomplete <= 1%"
+		expect_eq "$(key out "$side.stage_tcp_tx_count")" "$t" \
+			"$side tcp_tx count"
+	done
+	grep -q '^client.stage_ready_recv_p99_us=' out
+	grep -q '^server.stage_recv_send_p99_us=' out
+	# TCP_SEND to RECV_RET is part of the client's latency: its stages
+	# add up to less on average, and remote alone has a lower median.
+	python3 - out <<'PY'
+import sys
+kv = dict(l.rstrip("\n").split("=", 1) for l in open(sys.argv[1]))
+names = ("tcp_tx", "remote", "softirq_rx", "tcp_rx", "ready_recv")
+total = sum(float(kv[f"client.stage_{s}_mean_us"]) for s in names)
+assert 0 < total < float(kv["client.latency_mean_us"]), total
+assert float(kv["client.stage_remote_p50_us"]) < float(kv["client.latency_p50_us"])
+print(f"kernel stages {total:.2f} us of {kv['client.latency_mean_us']} us")
+PY
+}

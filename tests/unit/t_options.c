@@ -233,9 +233,9 @@ static void t_validation_errors(void **state)
 		     "--timestamping", NULL);
 	expect_error(W_TCP_RR, "--trace-records: needs --trace",
 		     "--trace-records=x.csv", NULL);
-	expect_error(W_TCP_RR, "'hist' (histograms kept in BPF) is not built",
-		     "--trace=hist", NULL);
-	expect_error(W_TCP_RR, "--trace: 'all' is not 'records'",
+	expect_error(W_TCP_RR, "--trace-records: needs --trace (records)",
+		     "--trace=hist", "--trace-records=x.csv", NULL);
+	expect_error(W_TCP_RR, "--trace: 'all' is neither 'records' nor 'hist'",
 		     "--trace=all", NULL);
 	expect_error(W_TCP_STREAM, "unknown option '--trace'", "--trace",
 		     NULL);
