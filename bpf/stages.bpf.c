@@ -175,6 +175,12 @@ static __always_inline void account(struct ns_sk *st)
 	for (i = 0; i < sizeof(kstages) / sizeof(kstages[0]); i++)
 		if (kstages[i].side == st->side)
 			kspan(st, i, &bad);
+	/* Stamps parked for the next request that surfaced a request late. */
+	if (st->side == NS_SERVER) {
+		if (st->prev_xmit && st->t[NS_B_NETIF_RX] < st->prev_xmit)
+			bad = 1;
+		st->prev_xmit = st->t[NS_B_DEV_XMIT];
+	}
 	if (bad) {
 		count(1);
 		return;

@@ -101,6 +101,8 @@ struct ns_sk {
 	 * send of this response is still returning).
 	 */
 	unsigned long long next[NS_B_COUNT];
+	/* --trace=hist, server: the last response's DEV_XMIT */
+	unsigned long long prev_xmit;
 };
 
 /* One record per transaction per side, from BPF to the side's worker. */

@@ -29,6 +29,11 @@ struct ustamps {
 	uint64_t epoll_ret;	/* 0 with --io-mode blocking: no epoll */
 	uint64_t app_done;
 	uint64_t sw_tx, sw_rx;	/* --timestamping: the kernel's own stamps */
+	/*
+	 * Server: the previous response's DEV_XMIT on this flow. With one
+	 * request in flight, this request cannot have arrived before it.
+	 */
+	uint64_t not_before;
 };
 
 enum merge_result {

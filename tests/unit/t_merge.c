@@ -83,7 +83,7 @@ static void t_client_stages_are_exact(void **state)
 	static const uint64_t want[8] = { 1000, 1000, 7000, 1000, 1000, 3000,
 					   1000, 1000 };
 	struct ns_krecord k;
-	struct ustamps u;
+	struct ustamps u = { 0 };
 	struct merged m;
 
 	client_txn(&k, &u);
@@ -99,7 +99,7 @@ static void t_server_stages_are_exact(void **state)
 	static const uint64_t want[8] = { 100, 200, 400, 800, 1600, 3200,
 					   6400, 12800 };
 	struct ns_krecord k;
-	struct ustamps u;
+	struct ustamps u = { 0 };
 	struct merged m;
 
 	server_txn(&k, &u);
@@ -112,7 +112,7 @@ static void t_server_stages_are_exact(void **state)
 static void t_missing_kernel_boundary_is_incomplete(void **state)
 {
 	struct ns_krecord k;
-	struct ustamps u;
+	struct ustamps u = { 0 };
 	struct merged m;
 
 	client_txn(&k, &u);
@@ -130,7 +130,7 @@ static void t_missing_kernel_boundary_is_incomplete(void **state)
 static void t_reordered_boundaries_are_incomplete(void **state)
 {
 	struct ns_krecord k;
-	struct ustamps u;
+	struct ustamps u = { 0 };
 	struct merged m;
 
 	client_txn(&k, &u);
@@ -145,10 +145,25 @@ static void t_reordered_boundaries_are_incomplete(void **state)
 			 MERGE_DISORDER);
 }
 
+static void t_server_request_older_than_last_response_is_stale(void **state)
+{
+	struct ns_krecord k;
+	struct ustamps u = { 0 };
+	struct merged m;
+
+	server_txn(&k, &u);
+	u.not_before = 50;	/* last response left at 50: request at 100 */
+	assert_int_equal(merge_transaction(NS_SERVER, &k, &u, &m), MERGE_OK);
+	u.not_before = 150;	/* ... left after this request "arrived" */
+	assert_int_equal(merge_transaction(NS_SERVER, &k, &u, &m),
+			 MERGE_DISORDER);
+	assert_int_equal(m.bad, NS_B_NETIF_RX);
+}
+
 static void t_reader_that_beats_the_wakeup_call(void **state)
 {
 	struct ns_krecord k;
-	struct ustamps u;
+	struct ustamps u = { 0 };
 	struct merged m;
 
 	/* epoll_wait found the data 500 ns before sk_data_ready ran. */
@@ -169,7 +184,7 @@ static void t_reader_that_beats_the_wakeup_call(void **state)
 static void t_blocking_io_has_no_epoll_stage(void **state)
 {
 	struct ns_krecord k;
-	struct ustamps u;
+	struct ustamps u = { 0 };
 	struct merged m;
 
 	client_txn(&k, &u);
@@ -183,7 +198,7 @@ static void t_blocking_io_has_no_epoll_stage(void **state)
 static void t_records_match_transactions_by_flow_and_seq(void **state)
 {
 	struct trace_worker tw;
-	struct ustamps u;
+	struct ustamps u = { 0 };
 	struct flow f = { .id = 3 };
 	int i;
 
@@ -236,6 +251,7 @@ int main(void)
 		cmocka_unit_test(t_server_stages_are_exact),
 		cmocka_unit_test(t_missing_kernel_boundary_is_incomplete),
 		cmocka_unit_test(t_reordered_boundaries_are_incomplete),
+		cmocka_unit_test(t_server_request_older_than_last_response_is_stale),
 		cmocka_unit_test(t_reader_that_beats_the_wakeup_call),
 		cmocka_unit_test(t_blocking_io_has_no_epoll_stage),
 		cmocka_unit_test(t_records_match_transactions_by_flow_and_seq),
