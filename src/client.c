@@ -88,7 +88,13 @@ static int open_flows(struct client *c)
 		       (o->nonblocking || o->edge_trigger || !c->wl->is_rr);
 	int i, fd;
 
+	c->side.rs.data_addr = c->data;
 	for (i = 0; i < o->num_flows; i++) {
+		if (c->wl->accepts_per_worker) {
+			/* tcp_crr connects as part of every transaction. */
+			side_add_flow(&c->side, flow_new(-1, i, 1));
+			continue;
+		}
 		fd = net_connect(o, c->wl->socktype, &c->data, CTL_TIMEOUT_MS,
 				 c->err, sizeof(c->err));
 		if (fd < 0)

@@ -16,10 +16,13 @@ struct flow {
 	int id;			/* 0 .. num_flows - 1 on this side */
 	int state;		/* engine-specific */
 	int open;
+	int listener;		/* tcp_crr server: accepts, carries no data */
+	int adopted;		/* accepted by a worker: freed when it closes */
 	size_t off;		/* bytes done of the message in progress */
 	uint64_t t_send;	/* rr: when the message's send began */
 	uint64_t t_epoll;	/* rr: epoll_wait return that began a receive */
 	uint64_t tr_seq;	/* --trace: transactions, as BPF numbers them */
+	uint64_t tr_prev_xmit;	/* --trace, server: last response's DEV_XMIT */
 	uint64_t sw_tx;		/* --timestamping: kernel TX stamp of the send */
 	uint64_t sw_rx;		/* --timestamping: kernel RX stamp of the recv */
 	/* --trace: this interval's traced transactions and stage sums */

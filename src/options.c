@@ -101,7 +101,8 @@ static const struct opt_def defs[] = {
 	  "run server and client together on loopback" },
 	{ "max_pacing_rate", 'm', T_U64, O(max_pacing_rate), W_ALL, "0", 0, 0,
 	  "SO_MAX_PACING_RATE in bytes/s (0: off)" },
-	{ "min_rto", 0, T_INT, O(min_rto), W_TCP_RR | W_TCP_STREAM, "0", 0,
+	{ "min_rto", 0, T_INT, O(min_rto), W_TCP_RR | W_TCP_CRR | W_TCP_STREAM,
+	  "0", 0,
 	  120000, "minimum TCP retransmission timeout in ms (0: default)" },
 	{ "listen_backlog", 0, T_INT, O(listen_backlog), W_ALL, "128", 1,
 	  65535, "backlog of listen()" },
@@ -125,13 +126,13 @@ static const struct opt_def defs[] = {
 	  "read from flows (on by default for the server)" },
 	{ "enable_write", 'w', T_BOOL, O(enable_write), W_STREAM, NULL, 0, 0,
 	  "write to flows (on by default for the client)" },
-	{ "trace", 0, T_TRACE, O(trace), W_RR, NULL, 0, 0,
+	{ "trace", 0, T_TRACE, O(trace), W_TCP_RR, NULL, 0, 0,
 	  "time each transaction by kernel stage (eBPF): records, or hist (cheaper, kernel stages only)" },
-	{ "trace_records", 0, T_STR, O(trace_records), W_RR, NULL, 0, 0,
+	{ "trace_records", 0, T_STR, O(trace_records), W_TCP_RR, NULL, 0, 0,
 	  "write every traced transaction's boundaries (CSV) to FILE" },
-	{ "trace_max_records", 0, T_INT, O(trace_max_records), W_RR,
+	{ "trace_max_records", 0, T_INT, O(trace_max_records), W_TCP_RR,
 	  "100000", 0, 100000000, "transactions --trace-records keeps at most" },
-	{ "timestamping", 0, T_BOOL, O(timestamping), W_RR, NULL, 0, 0,
+	{ "timestamping", 0, T_BOOL, O(timestamping), W_TCP_RR, NULL, 0, 0,
 	  "with --trace: add the kernel's SO_TIMESTAMPING software stamps to each record" },
 	{ "help", 'h', T_BOOL, O(help), W_ALL, NULL, 0, 0,
 	  "show this help" },
@@ -448,9 +449,9 @@ int options_validate(struct options *o, char *err, size_t len)
 	if (o->client && !o->local && (!o->control_port || !o->port))
 		return fail(err, len, NULL,
 			    "option --control-port/--port: 0 is only valid for a server");
-	if (o->io_mode == IO_BLOCKING && !(o->workload & W_RR))
+	if (o->io_mode == IO_BLOCKING && o->workload != W_TCP_RR)
 		return fail(err, len, NULL,
-			    "option --io-mode: 'blocking' is only for rr workloads");
+			    "option --io-mode: 'blocking' is only for tcp_rr");
 	if (o->io_mode == IO_BLOCKING && o->edge_trigger)
 		return fail(err, len, NULL,
 			    "option --io-mode: 'blocking' uses no epoll, so no --edge-trigger");

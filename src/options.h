@@ -16,7 +16,8 @@ enum {
 	W_TCP_RR = 1 << 0,
 	W_TCP_STREAM = 1 << 1,
 	W_UDP_STREAM = 1 << 2,
-	W_RR = W_TCP_RR,
+	W_TCP_CRR = 1 << 3,
+	W_RR = W_TCP_RR | W_TCP_CRR,
 	W_STREAM = W_TCP_STREAM | W_UDP_STREAM,
 	W_ALL = W_RR | W_STREAM,
 };

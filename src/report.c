@@ -53,6 +53,9 @@ void report_collect(struct side_result *r, struct worker *w, int n,
 	hist_reset(&r->lat);
 	for (i = 0; i < n; i++) {
 		r->errors += w[i].errors;
+		r->transactions += w[i].gone_transactions;
+		r->bytes_read += w[i].gone_read;
+		r->bytes_written += w[i].gone_written;
 		for (j = 0; j < w[i].nflows; j++) {
 			struct flow *f = w[i].flows[j];
 

@@ -191,6 +191,25 @@ static int open_udp_flows(struct server *sv)
 	return 0;
 }
 
+/* tcp_crr: a listener per worker on the data port (SO_REUSEPORT). */
+static int open_crr_listeners(struct server *sv)
+{
+	int i, fd;
+
+	for (i = 0; i < sv->o->num_threads; i++) {
+		fd = net_listen(sv->o, SOCK_STREAM, sv->data_port, 1, sv->err,
+				sizeof(sv->err));
+		if (fd < 0 || setup_data_socket(sv, fd, i))
+			return -1;
+		sv->side.flows[sv->side.nflows - 1]->listener = 1;
+		/* Accept until EAGAIN: never block the worker. */
+		net_set_nonblock(fd, 1);
+		if (!i)
+			sv->data_port = net_local_port(fd);
+	}
+	return 0;
+}
+
 static int open_listeners(struct server *sv)
 {
 	struct options *o = sv->o;
@@ -203,6 +222,9 @@ static int open_listeners(struct server *sv)
 	sv->data_port = o->port;
 	if (sv->wl->socktype == SOCK_DGRAM) {
 		if (open_udp_flows(sv))
+			return -1;
+	} else if (sv->wl->accepts_per_worker) {
+		if (open_crr_listeners(sv))
 			return -1;
 	} else {
 		sv->data_listen = net_listen(o, SOCK_STREAM, o->port, 0,
@@ -234,7 +256,8 @@ static int handshake(struct server *sv)
 	for (i = 0; i < sv->nclients; i++)
 		if (ctl_send(sv->ctl[i], &m))
 			goto lost;
-	if (sv->wl->socktype == SOCK_STREAM && accept_flows(sv))
+	if (sv->wl->socktype == SOCK_STREAM && !sv->wl->accepts_per_worker &&
+	    accept_flows(sv))
 		return -1;
 	m = (struct ctl_msg){ .type = CTL_READY };
 	for (i = 0; i < sv->nclients; i++)
@@ -320,6 +343,9 @@ static int serve(struct server *sv)
 		atomic_store(&s->rs.drain, 1);
 	}
 	side_stop(s);
+	if (sv->wl->accepts_per_worker)
+		/* The listeners are not flows; the clients' are. */
+		s->res.num_flows = sv->total_flows;
 	send_results(sv);
 	return failed ? 1 : 0;
 }

@@ -40,6 +40,41 @@ void worker_flow_closed(struct worker *w, struct flow *f)
 	w->open_flows--;
 }
 
+struct flow *worker_adopt(struct worker *w, int fd)
+{
+	int n = w->rs->o->num_threads;
+	struct flow *f = flow_new(fd, (int)(w->adopted++ * n + w->id), 0);
+
+	f->adopted = 1;
+	if (w->nflows == w->flows_cap) {
+		w->flows_cap = w->flows_cap ? 2 * w->flows_cap : 16;
+		w->flows = xrealloc(w->flows, w->flows_cap, sizeof(*w->flows));
+	}
+	w->flows[w->nflows++] = f;
+	w->open_flows++;
+	return f;
+}
+
+/* Free accepted flows that closed, keeping what they counted. */
+static void reap(struct worker *w)
+{
+	int i = 0;
+
+	while (i < w->nflows) {
+		struct flow *f = w->flows[i];
+
+		if (!f->adopted || f->open) {
+			i++;
+			continue;
+		}
+		w->gone_transactions += f->transactions;
+		w->gone_read += f->bytes_read;
+		w->gone_written += f->bytes_written;
+		flow_free(f);
+		w->flows[i] = w->flows[--w->nflows];
+	}
+}
+
 static void record_sample(struct worker *w, struct flow *f, uint64_t now,
 			  const struct rusage *ru)
 {
@@ -98,6 +133,8 @@ static void snapshot(struct worker *w, uint64_t now)
 	if (rs->record_samples)
 		getrusage(RUSAGE_SELF, &ru);
 	hist_reset(&w->ilat);
+	trans = w->gone_transactions;
+	bytes = w->gone_read + w->gone_written;
 	for (i = 0; i < w->nflows; i++) {
 		struct flow *f = w->flows[i];
 
@@ -191,6 +228,8 @@ static void epoll_loop(struct worker *w)
 			if (f->open)
 				w->rs->wl->event(w, f, ev[i].events);
 		}
+		if (w->rs->wl->accepts_per_worker)
+			reap(w);
 		if (!worker_stopping(w))
 			worker_maybe_snapshot(w, now_ns());
 	}
@@ -271,7 +310,8 @@ int workers_start(struct worker **out, int n, struct run_shared *rs,
 		w[i].epfd = -1;
 	for (i = 0; i < n; i++) {
 		w[i].id = i;
-		w[i].flows = xcalloc(nflows / n + 1, sizeof(struct flow *));
+		w[i].flows_cap = nflows / n + 1;
+		w[i].flows = xcalloc(w[i].flows_cap, sizeof(struct flow *));
 		if (setup_worker(&w[i], rs, err, len))
 			return -1;
 	}
@@ -330,6 +370,10 @@ void workers_free(struct worker *w, int n)
 	for (i = 0; i < n; i++) {
 		if (w[i].epfd >= 0)
 			close(w[i].epfd);
+		/* The side frees the flows it made; accepted ones are ours. */
+		for (int j = 0; j < w[i].nflows; j++)
+			if (w[i].flows[j]->adopted)
+				flow_free(w[i].flows[j]);
 		free(w[i].flows);
 		free(w[i].buf);
 		free(w[i].ticks);

@@ -14,6 +14,7 @@
 #include "flow.h"
 #include "hist.h"
 #include "interval.h"
+#include "net.h"
 #include "options.h"
 #include "workload.h"
 
@@ -27,6 +28,7 @@ struct run_shared {
 	int is_client;
 	int do_read;		/* stream: this side reads */
 	int do_write;		/* stream: this side writes */
+	struct addr data_addr;	/* client: the server's data port */
 	size_t request_size;	/* rr: from the client's parameters */
 	size_t response_size;
 	uint64_t t_start;
@@ -69,8 +71,11 @@ struct worker {
 	struct run_shared *rs;
 	int epfd;
 	struct flow **flows;
-	int nflows;
+	int nflows, flows_cap;
 	int open_flows;
+	/* Flows accepted and closed since: their counts live on here. */
+	uint64_t gone_transactions, gone_read, gone_written;
+	long adopted;
 	char *buf;
 	long k;			/* interval being measured */
 	uint64_t next_snap;
@@ -95,6 +100,8 @@ void workers_free(struct worker *w, int n);
 /* Engines call these. */
 void worker_arm(struct worker *w, struct flow *f, uint32_t events);
 void worker_flow_closed(struct worker *w, struct flow *f);
+/* A connection the worker accepted becomes one of its flows. */
+struct flow *worker_adopt(struct worker *w, int fd);
 /* Blocking mode: take the interval snapshot when due. */
 void worker_maybe_snapshot(struct worker *w, uint64_t now);
 static inline int worker_stopping(struct worker *w)

@@ -22,11 +22,16 @@ struct workload {
 	void (*event)(struct worker *w, struct flow *f, uint32_t events);
 	/* --io-mode blocking: run one flow until the test stops. */
 	void (*run_blocking)(struct worker *w, struct flow *f);
+	/* rr client: the transaction on f is complete (NULL: send again). */
+	void (*client_done)(struct worker *w, struct flow *f, uint64_t now);
+	/* Server: one listener per worker, accepted flows come and go. */
+	int accepts_per_worker;
 };
 
 extern const struct workload tcp_rr_workload;
 extern const struct workload tcp_stream_workload;
 extern const struct workload udp_stream_workload;
+extern const struct workload tcp_crr_workload;
 
 /* By name ("tcp_rr"); NULL if there is none. */
 const struct workload *workload_find(const char *name);
@@ -38,6 +43,11 @@ const char *workload_names(void);
 void rr_start(struct worker *w, struct flow *f);
 void rr_event(struct worker *w, struct flow *f, uint32_t events);
 void rr_run_blocking(struct worker *w, struct flow *f);
+/* The rr client's next request on f, timed from `now`. */
+void rr_begin_send(struct worker *w, struct flow *f, uint64_t now);
+void crr_start(struct worker *w, struct flow *f);
+void crr_event(struct worker *w, struct flow *f, uint32_t events);
+void crr_client_done(struct worker *w, struct flow *f, uint64_t now);
 void stream_start(struct worker *w, struct flow *f);
 void stream_event(struct worker *w, struct flow *f, uint32_t events);
 

@@ -46,7 +46,10 @@ static void pause_delay(const struct worker *w)
 /* --trace: the transaction on f is complete at `done`. */
 static void traced(struct worker *w, struct flow *f, uint64_t done)
 {
-	struct ustamps u = { f->t_send, f->t_epoll, done, f->sw_tx, f->sw_rx };
+	struct ustamps u = {
+		.app_send = f->t_send, .epoll_ret = f->t_epoll,
+		.app_done = done, .sw_tx = f->sw_tx, .sw_rx = f->sw_rx,
+	};
 
 	trace_worker_done(w->tw, f, &u);
 }
@@ -114,7 +117,7 @@ static void continue_send(struct worker *w, struct flow *f)
 	worker_arm(w, f, EPOLLIN);
 }
 
-static void begin_send(struct worker *w, struct flow *f, uint64_t now)
+void rr_begin_send(struct worker *w, struct flow *f, uint64_t now)
 {
 	if (w->rs->o->delay) {
 		pause_delay(w);
@@ -136,10 +139,14 @@ static void message_received(struct worker *w, struct flow *f)
 		f->transactions++;
 		if (w->tw)
 			traced(w, f, now);
+		if (w->rs->wl->client_done) {
+			w->rs->wl->client_done(w, f, now);
+			return;
+		}
 	} else if (w->tw) {
 		now = now_ns();	/* the server's APP_SEND */
 	}
-	begin_send(w, f, now);
+	rr_begin_send(w, f, now);
 }
 
 static void on_readable(struct worker *w, struct flow *f)
@@ -172,7 +179,7 @@ static void on_readable(struct worker *w, struct flow *f)
 void rr_start(struct worker *w, struct flow *f)
 {
 	if (w->rs->is_client) {
-		begin_send(w, f, now_ns());
+		rr_begin_send(w, f, now_ns());
 		return;
 	}
 	f->state = RR_RECEIVING;

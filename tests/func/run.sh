@@ -105,6 +105,30 @@ t_separate_server_and_client_with_other_threads() {
 	expect_eq "$(key "$SRV_OUT" num_threads)" 1 "server threads"
 }
 
+t_tcp_crr_new_connection_per_transaction() {
+	local spec f t
+
+	for spec in 1:1 4:2 3:1; do
+		f=${spec%:*}
+		t=${spec#*:}
+		ns tcp_crr --local -l 1 -q -F "$f" -T "$t" > out
+		check_rr_counts out "$f"
+		expect_eq "$(key out client.io_errors)" 0 "client errors"
+		expect_eq "$(key out server.io_errors)" 0 "server errors"
+	done
+	check_result_keys out
+	# Every transaction was its own connection: the server accepted
+	# as many as it answered, and the client's latency includes the
+	# handshake, so it is longer than a tcp_rr transaction's.
+	ns tcp_crr --local -l 1 -q -6 -Q 100 -R 1000 > out
+	check_rr_counts out 1
+	c=$(key out client.num_transactions)
+	expect_eq "$(key out client.bytes_read)" $((c * 1000)) "whole responses"
+	ns tcp_rr --local -l 1 -q > rr.out
+	python3 -c 'import sys; assert float(sys.argv[1]) > float(sys.argv[2])' \
+		"$(key out client.latency_p50_us)" "$(key rr.out client.latency_p50_us)"
+}
+
 t_tcp_stream_bytes_agree_exactly() {
 	ns tcp_stream --local -l 1 -q -F 3 -T 2 > out
 	w=$(key out client.bytes_written)

@@ -221,7 +221,9 @@ static void t_validation_errors(void **state)
 		     "no-such-host.invalid", NULL);
 	expect_error(W_TCP_RR, "0 is only valid for a server", "-c", "-H",
 		     "127.0.0.1", "-C", "0", NULL);
-	expect_error(W_TCP_STREAM, "'blocking' is only for rr",
+	expect_error(W_TCP_CRR, "'blocking' is only for tcp_rr",
+		     "--io-mode=blocking", NULL);
+	expect_error(W_TCP_STREAM, "'blocking' is only for tcp_rr",
 		     "--io-mode=blocking", NULL);
 	expect_error(W_TCP_RR, "--num-threads >= --num-flows", "-c", "-H",
 		     "127.0.0.1", "-F", "4", "--io-mode=blocking", NULL);
@@ -239,6 +241,7 @@ static void t_validation_errors(void **state)
 		     "--trace=all", NULL);
 	expect_error(W_TCP_STREAM, "unknown option '--trace'", "--trace",
 		     NULL);
+	expect_error(W_TCP_CRR, "unknown option '--trace'", "--trace", NULL);
 }
 
 static void t_dump_lists_every_option_once(void **state)
