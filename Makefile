@@ -7,7 +7,7 @@
 
 CC ?= cc
 BUILD ?= build
-WORKLOADS := tcp_rr tcp_crr tcp_stream udp_stream
+WORKLOADS := tcp_rr tcp_crr udp_rr tcp_stream udp_stream
 
 ARCH := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 CLANG ?= clang

@@ -84,8 +84,9 @@ static int hello(struct client *c)
 static int open_flows(struct client *c)
 {
 	struct options *o = c->o;
-	int nonblock = o->io_mode != IO_BLOCKING &&
-		       (o->nonblocking || o->edge_trigger || !c->wl->is_rr);
+	int nonblock = c->wl->socktype == SOCK_DGRAM ||
+		       (o->io_mode != IO_BLOCKING &&
+			(o->nonblocking || o->edge_trigger || !c->wl->is_rr));
 	int i, fd;
 
 	c->side.rs.data_addr = c->data;

@@ -29,6 +29,10 @@ struct flow {
 	uint64_t st_count;
 	uint64_t st_sum[NS_MAX_STAGES];
 	uint32_t events;	/* epoll events armed now */
+	uint64_t deadline;	/* udp_rr: when the request in flight is lost */
+	uint64_t seq_out;	/* udp_rr: the request in flight */
+	uint64_t lost;		/* udp_rr: requests never answered in time */
+	uint64_t late;		/* udp_rr: responses that came too late */
 	uint64_t transactions;
 	uint64_t bytes_read;
 	uint64_t bytes_written;

@@ -116,6 +116,8 @@ static const struct opt_def defs[] = {
 	  64 << 20, "bytes in a request" },
 	{ "response_size", 'R', T_INT, O(response_size), W_RR, "1", 1,
 	  64 << 20, "bytes in a response" },
+	{ "rr_timeout", 0, T_INT, O(rr_timeout), W_UDP_RR, "100", 1, 60000,
+	  "ms without a response before a request counts as lost" },
 	{ "buffer_size", 'B', T_INT, O(buffer_size), W_RR, "65536", 1,
 	  64 << 20, "bytes per send()/recv() at most" },
 	{ "buffer_size", 'B', T_INT, O(buffer_size), W_TCP_STREAM, "16384", 1,
@@ -460,6 +462,12 @@ int options_validate(struct options *o, char *err, size_t len)
 		return fail(err, len, NULL,
 			    "option --io-mode: 'blocking' needs --num-threads >= --num-flows (%d < %d)",
 			    o->num_threads, o->num_flows);
+	if (o->workload == W_UDP_RR &&
+	    (o->request_size > 65507 || o->response_size > 65507 ||
+	     o->buffer_size < o->response_size ||
+	     o->buffer_size < o->request_size))
+		return fail(err, len, NULL,
+			    "udp_rr: --request-size and --response-size are datagrams (<= 65507 bytes, <= --buffer-size)");
 	if (o->timestamping && o->trace != 1)
 		return fail(err, len, NULL,
 			    "option --timestamping: needs --trace (records)");

@@ -17,7 +17,8 @@ enum {
 	W_TCP_STREAM = 1 << 1,
 	W_UDP_STREAM = 1 << 2,
 	W_TCP_CRR = 1 << 3,
-	W_RR = W_TCP_RR | W_TCP_CRR,
+	W_UDP_RR = 1 << 4,
+	W_RR = W_TCP_RR | W_TCP_CRR | W_UDP_RR,
 	W_STREAM = W_TCP_STREAM | W_UDP_STREAM,
 	W_ALL = W_RR | W_STREAM,
 };
@@ -72,6 +73,7 @@ struct options {
 	/* rr */
 	int request_size;
 	int response_size;
+	int rr_timeout;		/* udp_rr: ms before a request is lost */
 	/* tracing (rr) */
 	int trace;		/* 0 off, 1 records, 2 hist */
 	char *trace_records;	/* CSV of merged records, or NULL */

@@ -62,6 +62,8 @@ void report_collect(struct side_result *r, struct worker *w, int n,
 			r->transactions += f->transactions;
 			r->bytes_read += f->bytes_read;
 			r->bytes_written += f->bytes_written;
+			r->lost += f->lost;
+			r->late += f->late;
 			if (f->lat_total)
 				hist_merge(&r->lat, f->lat_total);
 		}
@@ -139,6 +141,12 @@ void report_kv(const struct side_result *r, const struct run_shared *rs,
 	kv_num(out, "correlation_coefficient", r->correlation, 2);
 	if (rs->wl->is_rr && r->is_client)
 		latency_kv(r, rs, out);
+	if (rs->wl->bit == W_UDP_RR && r->is_client) {
+		kv_uint(out, "num_lost", r->lost);
+		kv_uint(out, "num_late", r->late);
+		kv_num(out, "loss_percent", r->transactions + r->lost ?
+		       100.0 * r->lost / (r->transactions + r->lost) : 0, 3);
+	}
 	if (r->has_remote) {
 		kv_uint(out, "remote_num_transactions",
 			r->remote[R_TRANSACTIONS]);

@@ -21,6 +21,7 @@ struct side_result {
 	uint64_t t_start, t_end;
 	struct rusage ru_start, ru_end;
 	uint64_t transactions, bytes_read, bytes_written, errors;
+	uint64_t lost, late;	/* udp_rr client */
 	int num_flows;
 	int num_samples;
 	double throughput;	/* transactions/s, or Mbps for stream */

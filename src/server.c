@@ -63,6 +63,11 @@ static int check_hello(struct server *sv, int fd, const struct ctl_msg *m)
 		       sv->wl->name, want ? want->name : "an unknown workload");
 		return -1;
 	}
+	if (want == &udp_rr_workload && (m->f[H_REQUEST] > 65507 ||
+					 m->f[H_RESPONSE] > 65507)) {
+		refuse(fd, "udp_rr messages are datagrams of at most 65507 bytes");
+		return -1;
+	}
 	if (m->f[H_FLOWS] < 1 || m->f[H_FLOWS] > (1 << 20) ||
 	    (want->is_rr && (m->f[H_REQUEST] < 1 ||
 			     m->f[H_REQUEST] > (64 << 20) ||
@@ -134,8 +139,9 @@ static int wait_clients(struct server *sv)
 static int setup_data_socket(struct server *sv, int fd, int id)
 {
 	struct options *o = sv->o;
-	int nonblock = o->io_mode != IO_BLOCKING &&
-		       (o->nonblocking || o->edge_trigger || !sv->wl->is_rr);
+	int nonblock = sv->wl->socktype == SOCK_DGRAM ||
+		       (o->io_mode != IO_BLOCKING &&
+			(o->nonblocking || o->edge_trigger || !sv->wl->is_rr));
 
 	if (net_data_sockopts(o, fd, sv->wl->socktype, sv->err,
 			      sizeof(sv->err)) ||
@@ -343,8 +349,8 @@ static int serve(struct server *sv)
 		atomic_store(&s->rs.drain, 1);
 	}
 	side_stop(s);
-	if (sv->wl->accepts_per_worker)
-		/* The listeners are not flows; the clients' are. */
+	if (sv->wl->accepts_per_worker || sv->wl->socktype == SOCK_DGRAM)
+		/* Listeners and shared UDP sockets: the clients' flows count. */
 		s->res.num_flows = sv->total_flows;
 	send_results(sv);
 	return failed ? 1 : 0;

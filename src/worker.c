@@ -201,16 +201,32 @@ static int loop_done(struct worker *w)
 	return w->open_flows == 0 || now_ns() >= rs->drain_deadline;
 }
 
+/* Sleep no longer than the next snapshot or the engine's deadline. */
+static int wait_ms(struct worker *w, uint64_t deadline)
+{
+	int t = worker_stopping(w) ? 50 : timeout_ms(w);
+	uint64_t now;
+
+	if (!deadline)
+		return t;
+	now = now_ns();
+	if (deadline <= now)
+		return 0;
+	if ((deadline - now + 999999) / 1000000 < (uint64_t)t)
+		t = (int)((deadline - now + 999999) / 1000000);
+	return t;
+}
+
 static void epoll_loop(struct worker *w)
 {
 	int max = w->rs->o->maxevents, i, n, efd_armed = 1;
 	struct epoll_event *ev = xcalloc(max, sizeof(*ev));
+	uint64_t deadline = 0;
 
 	for (i = 0; i < w->nflows; i++)
 		w->rs->wl->start(w, w->flows[i]);
 	while (!loop_done(w)) {
-		n = epoll_wait(w->epfd, ev, max,
-			       worker_stopping(w) ? 50 : timeout_ms(w));
+		n = epoll_wait(w->epfd, ev, max, wait_ms(w, deadline));
 		if (w->tw)
 			w->t_epoll = now_ns();
 		for (i = 0; i < n; i++) {
@@ -230,6 +246,8 @@ static void epoll_loop(struct worker *w)
 		}
 		if (w->rs->wl->accepts_per_worker)
 			reap(w);
+		if (w->rs->wl->tick && !worker_stopping(w))
+			deadline = w->rs->wl->tick(w, now_ns());
 		if (!worker_stopping(w))
 			worker_maybe_snapshot(w, now_ns());
 	}

@@ -26,12 +26,18 @@ struct workload {
 	void (*client_done)(struct worker *w, struct flow *f, uint64_t now);
 	/* Server: one listener per worker, accepted flows come and go. */
 	int accepts_per_worker;
+	/*
+	 * Called after each epoll batch and when its deadline passes:
+	 * handle timeouts, return the earliest deadline left (0: none).
+	 */
+	uint64_t (*tick)(struct worker *w, uint64_t now);
 };
 
 extern const struct workload tcp_rr_workload;
 extern const struct workload tcp_stream_workload;
 extern const struct workload udp_stream_workload;
 extern const struct workload tcp_crr_workload;
+extern const struct workload udp_rr_workload;
 
 /* By name ("tcp_rr"); NULL if there is none. */
 const struct workload *workload_find(const char *name);

@@ -9,6 +9,7 @@ static const struct workload *const all[] = {
 	&tcp_stream_workload,
 	&udp_stream_workload,
 	&tcp_crr_workload,
+	&udp_rr_workload,
 };
 
 const struct workload *workload_find(const char *name)
@@ -33,5 +34,5 @@ const struct workload *workload_by_bit(unsigned int bit)
 
 const char *workload_names(void)
 {
-	return "tcp_rr, tcp_crr, tcp_stream, udp_stream";
+	return "tcp_rr, tcp_crr, udp_rr, tcp_stream, udp_stream";
 }

@@ -129,6 +129,26 @@ t_tcp_crr_new_connection_per_transaction() {
 		"$(key out client.latency_p50_us)" "$(key rr.out client.latency_p50_us)"
 }
 
+t_udp_rr_counts_agree_without_loss() {
+	local spec f t
+
+	# A second of timeout: no scheduling stall passes for a loss.
+	for spec in 1:1 4:2; do
+		f=${spec%:*}
+		t=${spec#*:}
+		ns udp_rr --local -l 1 -q -F "$f" -T "$t" --rr-timeout=1000 > out
+		check_rr_counts out "$f"
+		expect_eq "$(key out client.num_lost)" 0 "lost on loopback"
+		expect_eq "$(key out client.num_late)" 0 "late on loopback"
+	done
+	check_result_keys out
+	ns udp_rr --local -6 -l 1 -q -Q 500 -R 1200 --rr-timeout=1000 > out
+	check_rr_counts out 1
+	c=$(key out client.num_transactions)
+	expect_eq "$(key out client.bytes_read)" $((c * 1200)) "whole responses"
+	expect_usage_error "datagrams" udp_rr -Q 70000
+}
+
 t_tcp_stream_bytes_agree_exactly() {
 	ns tcp_stream --local -l 1 -q -F 3 -T 2 > out
 	w=$(key out client.bytes_written)

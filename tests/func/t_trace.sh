@@ -104,19 +104,9 @@ t_trace_ignores_other_processes_sockets() {
 
 t_trace_across_a_veth_pair() {
 	need_root
-	local a=nsc$$ b=nss$$
+	local a=nc$$ b=ns$$ srv
 
-	# Two hosts of our own, joined by a veth pair (TEST-NET-1 addresses).
-	ip netns add "$a"
-	ip netns add "$b"
-	trap 'ip netns del '"$a"' 2>/dev/null; ip netns del '"$b"' 2>/dev/null' EXIT
-	ip link add vc$$ netns "$a" type veth peer name vs$$ netns "$b"
-	ip -n "$a" addr add 192.0.2.1/24 dev vc$$
-	ip -n "$b" addr add 192.0.2.2/24 dev vs$$
-	ip -n "$a" link set vc$$ up
-	ip -n "$b" link set vs$$ up
-	ip -n "$a" link set lo up
-	ip -n "$b" link set lo up
+	make_veth "$a" "$b"
 	ip netns exec "$b" timeout 60 "$NETSTAGE" tcp_rr -L 192.0.2.2 -q \
 		--trace --trace-records=srv.csv > srv.out 2> srv.err &
 	srv=$!

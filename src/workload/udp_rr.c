@@ -1,0 +1,176 @@
+/*
+ * Request/response over UDP. One request in flight per flow; a request
+ * that has no response within --rr-timeout is counted lost and the flow
+ * sends the next one, so loss never stalls a flow. Each request carries
+ * a sequence number (in its first min(8, request, response size) bytes)
+ * that the server echoes, so a late response is never matched to a
+ * later request: it is counted late and dropped.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+
+#include "../common.h"
+#include "../worker.h"
+
+enum { URR_WAITING = 1 };
+
+/* Calls per readiness event at most, so one flow cannot starve others. */
+#define BURST 16
+
+static size_t seq_bytes(const struct run_shared *rs)
+{
+	size_t n = rs->request_size < rs->response_size ? rs->request_size
+							: rs->response_size;
+
+	return n < 8 ? n : 8;
+}
+
+static void put_seq(uint8_t *p, size_t n, uint64_t seq)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		p[i] = seq >> (8 * i);
+}
+
+static uint64_t get_seq(const uint8_t *p, size_t n)
+{
+	uint64_t seq = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		seq |= (uint64_t)p[i] << (8 * i);
+	return seq;
+}
+
+static uint64_t truncated(uint64_t seq, size_t n)
+{
+	return n >= 8 ? seq : seq & ((1ULL << (8 * n)) - 1);
+}
+
+static void send_request(struct worker *w, struct flow *f, uint64_t now)
+{
+	const struct run_shared *rs = w->rs;
+	ssize_t r;
+
+	f->seq_out++;
+	put_seq((uint8_t *)w->buf, seq_bytes(rs), f->seq_out);
+	f->t_send = now;
+	f->deadline = now + (uint64_t)rs->o->rr_timeout * 1000000;
+	f->state = URR_WAITING;
+	r = send(f->fd, w->buf, rs->request_size, MSG_DONTWAIT);
+	if (r < 0)
+		w->errors++;	/* refused or full: it will time out */
+	else
+		f->bytes_written += r;
+}
+
+static void client_read(struct worker *w, struct flow *f)
+{
+	const struct run_shared *rs = w->rs;
+	size_t n = seq_bytes(rs);
+	int i;
+
+	for (i = 0; i < BURST && f->open; i++) {
+		ssize_t r = recv(f->fd, w->buf, rs->o->buffer_size,
+				 MSG_DONTWAIT);
+		uint64_t now;
+
+		if (r < 0) {
+			if (errno != EAGAIN && errno != EINTR)
+				w->errors++;	/* ICMP unreachable */
+			return;
+		}
+		if ((size_t)r != rs->response_size ||
+		    get_seq((uint8_t *)w->buf, n) != truncated(f->seq_out, n) ||
+		    f->state != URR_WAITING) {
+			f->late++;
+			continue;
+		}
+		now = now_ns();
+		f->bytes_read += r;
+		hist_add(f->lat, now - f->t_send);
+		f->transactions++;
+		send_request(w, f, now);
+	}
+}
+
+/* Echo each request's sequence in a response of response_size bytes. */
+static void server_read(struct worker *w, struct flow *f)
+{
+	const struct run_shared *rs = w->rs;
+	int i;
+
+	for (i = 0; i < BURST; i++) {
+		struct sockaddr_storage peer;
+		socklen_t pl = sizeof(peer);
+		/* A whole datagram, whatever -B says: the buffer holds 64 KiB. */
+		ssize_t r = recvfrom(f->fd, w->buf, 65536, MSG_DONTWAIT,
+				     (struct sockaddr *)&peer, &pl);
+
+		if (r < 0) {
+			if (errno != EAGAIN && errno != EINTR)
+				w->errors++;
+			return;
+		}
+		f->bytes_read += r;
+		r = sendto(f->fd, w->buf, rs->response_size, MSG_DONTWAIT,
+			   (struct sockaddr *)&peer, pl);
+		if (r < 0) {
+			w->errors++;
+			continue;
+		}
+		f->bytes_written += r;
+		f->transactions++;
+	}
+}
+
+static void urr_start(struct worker *w, struct flow *f)
+{
+	worker_arm(w, f, EPOLLIN);
+	if (w->rs->is_client)
+		send_request(w, f, now_ns());
+}
+
+static void urr_event(struct worker *w, struct flow *f, uint32_t events)
+{
+	if (w->rs->is_client)
+		client_read(w, f);
+	else
+		server_read(w, f);
+}
+
+/* Time out requests; return the earliest deadline left (0: none). */
+static uint64_t urr_tick(struct worker *w, uint64_t now)
+{
+	uint64_t next = 0;
+	int i;
+
+	if (!w->rs->is_client)
+		return 0;
+	for (i = 0; i < w->nflows; i++) {
+		struct flow *f = w->flows[i];
+
+		if (!f->open || f->state != URR_WAITING)
+			continue;
+		if (now >= f->deadline) {
+			f->lost++;
+			send_request(w, f, now);
+		}
+		if (!next || f->deadline < next)
+			next = f->deadline;
+	}
+	return next;
+}
+
+const struct workload udp_rr_workload = {
+	.name = "udp_rr",
+	.bit = W_UDP_RR,
+	.socktype = SOCK_DGRAM,
+	.is_rr = 1,
+	.start = urr_start,
+	.event = urr_event,
+	.tick = urr_tick,
+};

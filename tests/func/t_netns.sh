@@ -1,0 +1,57 @@
+# Tests across two network namespaces of our own joined by a veth pair
+# (sourced by run.sh). Root only; TEST-NET-1 addresses.
+
+# make_veth A B: namespaces A (192.0.2.1) and B (192.0.2.2), removed when
+# the test's subshell exits.
+make_veth() {
+	local a=$1 b=$2
+
+	ip netns add "$a"
+	ip netns add "$b"
+	trap 'ip netns del '"$a"' 2>/dev/null; ip netns del '"$b"' 2>/dev/null' EXIT
+	ip link add "v$a" netns "$a" type veth peer name "v$b" netns "$b"
+	ip -n "$a" addr add 192.0.2.1/24 dev "v$a"
+	ip -n "$b" addr add 192.0.2.2/24 dev "v$b"
+	ip -n "$a" link set "v$a" up
+	ip -n "$b" link set "v$b" up
+	ip -n "$a" link set lo up
+	ip -n "$b" link set lo up
+}
+
+t_udp_rr_counts_a_known_share_of_loss() {
+	need_root
+	command -v nft > /dev/null || { echo "no nft (nftables)"; exit "$SKIP"; }
+	local a=uc$$ b=us$$ srv c s lost pct
+
+	make_veth "$a" "$b"
+	# The server's host drops one request in ten, at random.
+	ip netns exec "$b" nft add table inet t
+	ip netns exec "$b" nft add chain inet t in \
+		'{ type filter hook input priority 0; }'
+	ip netns exec "$b" nft add rule inet t in udp dport 12867 \
+		numgen random mod 10 0 drop
+	ip netns exec "$b" timeout 60 "$NETSTAGE" udp_rr -L 192.0.2.2 -q \
+		> srv.out 2> srv.err &
+	srv=$!
+	for i in $(seq 100); do
+		ip netns exec "$b" ss -ltn | grep -q 192.0.2.2:12866 && break
+		sleep 0.05
+	done
+	ip netns exec "$a" timeout 60 "$NETSTAGE" udp_rr -c -H 192.0.2.2 \
+		-l 3 -q --rr-timeout=10 > cli.out 2> cli.err
+	wait "$srv"
+	c=$(key cli.out num_transactions)
+	s=$(key srv.out num_transactions)
+	lost=$(key cli.out num_lost)
+	# Dropped requests never reached the server: it answered exactly
+	# what the client received, give or take the one in flight.
+	expect_le "$c" "$s" "client <= server"
+	expect_le "$s" $((c + 1)) "server <= client + 1"
+	expect_eq "$(key cli.out num_late)" 0 "late responses"
+	expect_gt "$lost" 0 "lost requests"
+	# 10% of some hundreds of requests: within 5..15% (over 3 sigma).
+	pct=$(key cli.out loss_percent)
+	python3 -c 'import sys; p = float(sys.argv[1]); assert 5 <= p <= 15, p' \
+		"$pct"
+	echo "loss_percent=$pct of $((c + lost)) requests"
+}
