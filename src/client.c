@@ -142,9 +142,7 @@ static void trade_totals(struct client *c)
 		/* The server reads to EOF, so its byte count is exact. */
 		for (i = 0; i < c->side.nflows; i++)
 			shutdown(c->side.flows[i]->fd, SHUT_WR);
-	m.f[R_TRANSACTIONS] = r->transactions;
-	m.f[R_BYTES_READ] = r->bytes_read;
-	m.f[R_BYTES_WRITTEN] = r->bytes_written;
+	report_fill_totals(r, &c->side.rs, &m);
 	if (ctl_send(c->ctl, &m) ||
 	    ctl_expect(c->ctl, CTL_RESULT, &m, RESULT_TIMEOUT_MS)) {
 		log_err("no results from the server");

@@ -53,8 +53,19 @@ enum { HF_CLIENT_READS = 1, HF_CLIENT_WRITES = 2 };
 /* ACK fields, then a text explaining a non-zero status. */
 enum { A_STATUS, A_DATA_PORT, A_NFIELDS };
 
-/* STOP and RESULT: one side's totals. */
-enum { R_TRANSACTIONS, R_BYTES_READ, R_BYTES_WRITTEN, R_NFIELDS };
+/*
+ * STOP and RESULT: one side's totals, its machine's CPU utilisation in
+ * millionths of the machine (-1 unknown: all ones) and its service
+ * demand in ns of CPU per transaction (rr) or per KB (stream).
+ */
+enum {
+	R_TRANSACTIONS,
+	R_BYTES_READ,
+	R_BYTES_WRITTEN,
+	R_CPU_UTIL_PPM,
+	R_SERVICE_DEMAND_NS,
+	R_NFIELDS
+};
 
 struct ctl_msg {
 	uint16_t type;

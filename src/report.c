@@ -73,6 +73,43 @@ void report_collect(struct side_result *r, struct worker *w, int n,
 		trace_summarise(&r->trace, rs->tracer, w, n, rs->is_client);
 }
 
+/* us of CPU per transaction (rr) or per KB moved (stream); -1 unknown. */
+static double service_demand_us(const struct side_result *r,
+				const struct run_shared *rs)
+{
+	double busy = cpu_busy_s(&r->cpu_start, &r->cpu_end);
+	double work = rs->wl->is_rr ? (double)r->transactions
+				    : (r->bytes_read + r->bytes_written) / 1024.0;
+
+	if (cpu_util(&r->cpu_start, &r->cpu_end) < 0 || work <= 0)
+		return -1;
+	return busy * 1e6 / work;
+}
+
+void report_fill_totals(const struct side_result *r,
+			const struct run_shared *rs, struct ctl_msg *m)
+{
+	double util = cpu_util(&r->cpu_start, &r->cpu_end);
+	double sd = service_demand_us(r, rs);
+
+	m->f[R_TRANSACTIONS] = r->transactions;
+	m->f[R_BYTES_READ] = r->bytes_read;
+	m->f[R_BYTES_WRITTEN] = r->bytes_written;
+	m->f[R_CPU_UTIL_PPM] = util < 0 ? UINT64_MAX : (uint64_t)(util * 1e4 + 0.5);
+	m->f[R_SERVICE_DEMAND_NS] = sd < 0 ? UINT64_MAX : (uint64_t)(sd * 1e3 + 0.5);
+}
+
+static void cpu_kv(const char *who, double util, double sd,
+		   struct kv_list *out)
+{
+	char key[48];
+
+	snprintf(key, sizeof(key), "%s_cpu_util", who);
+	kv_num(out, key, util < 0 ? NAN : util, 2);
+	snprintf(key, sizeof(key), "%s_service_demand_us", who);
+	kv_num(out, key, sd < 0 ? NAN : sd, 3);
+}
+
 static double tv(const struct timeval *t)
 {
 	return t->tv_sec + t->tv_usec / 1e6;
@@ -147,12 +184,20 @@ void report_kv(const struct side_result *r, const struct run_shared *rs,
 		kv_num(out, "loss_percent", r->transactions + r->lost ?
 		       100.0 * r->lost / (r->transactions + r->lost) : 0, 3);
 	}
+	kv_int(out, "num_cpus", cpu_count());
+	cpu_kv("local", cpu_util(&r->cpu_start, &r->cpu_end),
+	       service_demand_us(r, rs), out);
 	if (r->has_remote) {
 		kv_uint(out, "remote_num_transactions",
 			r->remote[R_TRANSACTIONS]);
 		kv_uint(out, "remote_bytes_read", r->remote[R_BYTES_READ]);
 		kv_uint(out, "remote_bytes_written",
 			r->remote[R_BYTES_WRITTEN]);
+		cpu_kv("remote",
+		       r->remote[R_CPU_UTIL_PPM] == UINT64_MAX ? -1 :
+		       r->remote[R_CPU_UTIL_PPM] / 1e4,
+		       r->remote[R_SERVICE_DEMAND_NS] == UINT64_MAX ? -1 :
+		       r->remote[R_SERVICE_DEMAND_NS] / 1e3, out);
 	}
 	if (rs->o->trace)
 		trace_kv(&r->trace, rs->tracer, r->trace_off, r->transactions,

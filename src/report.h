@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <sys/resource.h>
 
+#include "cpu.h"
 #include "ctl_msg.h"
 #include "hist.h"
 #include "kv.h"
@@ -22,6 +23,7 @@ struct side_result {
 	struct rusage ru_start, ru_end;
 	uint64_t transactions, bytes_read, bytes_written, errors;
 	uint64_t lost, late;	/* udp_rr client */
+	struct cpu_snap cpu_start, cpu_end;
 	int num_flows;
 	int num_samples;
 	double throughput;	/* transactions/s, or Mbps for stream */
@@ -39,6 +41,9 @@ void report_collect(struct side_result *r, struct worker *w, int n,
 		    const struct run_shared *rs);
 void report_kv(const struct side_result *r, const struct run_shared *rs,
 	       struct kv_list *out);
+/* The side's own totals and CPU figures, as STOP/RESULT carry them. */
+void report_fill_totals(const struct side_result *r,
+			const struct run_shared *rs, struct ctl_msg *m);
 
 /*
  * Output files are written under a temporary name and renamed when

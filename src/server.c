@@ -308,8 +308,10 @@ static int wait_stop(struct server *sv)
 			p[i].fd = -1;
 			left--;
 			sv->side.res.has_remote = 1;
+			/* Counts add up over clients; CPU figures do not. */
 			for (int j = 0; j < R_NFIELDS; j++)
-				sv->side.res.remote[j] += m.f[j];
+				sv->side.res.remote[j] = j < R_CPU_UTIL_PPM ?
+					sv->side.res.remote[j] + m.f[j] : m.f[j];
 		}
 	}
 	return 0;
@@ -320,9 +322,7 @@ static void send_results(struct server *sv)
 	struct ctl_msg m = { .type = CTL_RESULT };
 	int i;
 
-	m.f[R_TRANSACTIONS] = sv->side.res.transactions;
-	m.f[R_BYTES_READ] = sv->side.res.bytes_read;
-	m.f[R_BYTES_WRITTEN] = sv->side.res.bytes_written;
+	report_fill_totals(&sv->side.res, &sv->side.rs, &m);
 	for (i = 0; i < sv->nclients; i++)
 		ctl_send(sv->ctl[i], &m);
 }

@@ -119,6 +119,7 @@ int side_start(struct side *s, char *err, size_t len)
 		       s->o->quiet, s->o->interval,
 		       s->rs.is_client ? "client" : "server");
 	getrusage(RUSAGE_SELF, &s->res.ru_start);
+	cpu_read(&s->res.cpu_start);
 	s->rs.t_start = now_ns();
 	s->res.t_start = s->rs.t_start;
 	/* Signals are for the main thread only. */
@@ -138,6 +139,7 @@ void side_stop(struct side *s)
 	if (!s->started)
 		return;
 	s->res.t_end = now_ns();
+	cpu_read(&s->res.cpu_end);
 	workers_stop(s->workers, s->nworkers, &s->rs);
 	getrusage(RUSAGE_SELF, &s->res.ru_end);
 	s->res.num_flows = s->nflows;

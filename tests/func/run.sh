@@ -206,6 +206,28 @@ EOF
 	head -1 run.server.csv | grep -q '^time,tid,flow_id,bytes_read,'
 }
 
+t_cpu_utilisation_and_service_demand() {
+	local wl unit
+
+	for wl in tcp_rr tcp_stream; do
+		ns $wl --local -l 1 -q > out
+		expect_eq "$(key out client.num_cpus)" "$(nproc)" "num_cpus"
+		python3 - out <<'PY'
+import sys
+kv = dict(l.rstrip("\n").split("=", 1) for l in open(sys.argv[1]))
+for side, other in (("client", "server"), ("server", "client")):
+    util = float(kv[f"{side}.local_cpu_util"])
+    assert 0 < util <= 100, util
+    assert float(kv[f"{side}.local_service_demand_us"]) > 0
+    # What the other side reports for us is what we measured.
+    for k in ("cpu_util", "service_demand_us"):
+        mine = float(kv[f"{side}.local_{k}"])
+        theirs = float(kv[f"{other}.remote_{k}"])
+        assert abs(mine - theirs) <= 0.011, (side, k, mine, theirs)
+PY
+	done
+}
+
 t_json_document_matches_key_values() {
 	ns tcp_rr --local -l 2 -q --json run.json --percentiles=95 > out
 	python3 - run.json out <<'EOF'
