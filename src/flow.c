@@ -36,5 +36,6 @@ void flow_free(struct flow *f)
 		close(f->fd);
 	free(f->lat);
 	free(f->lat_total);
+	free(f->sent_at);
 	free(f);
 }

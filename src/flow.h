@@ -30,7 +30,14 @@ struct flow {
 	uint64_t st_sum[NS_MAX_STAGES];
 	uint32_t events;	/* epoll events armed now */
 	uint64_t deadline;	/* udp_rr: when the request in flight is lost */
-	uint64_t seq_out;	/* udp_rr: the request in flight */
+	uint64_t seq_out;	/* rr client: sequence of the last request */
+	uint64_t seq_in;	/* rr: sequence the message being read carries */
+	uint64_t mismatched;	/* rr client: responses to another request */
+	/* --burst: requests owed, the send offset, send times by sequence */
+	int to_send;
+	size_t soff;
+	uint64_t seq_recv;
+	uint64_t *sent_at;
 	uint64_t lost;		/* udp_rr: requests never answered in time */
 	uint64_t late;		/* udp_rr: responses that came too late */
 	uint64_t transactions;

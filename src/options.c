@@ -116,6 +116,8 @@ static const struct opt_def defs[] = {
 	  64 << 20, "bytes in a request" },
 	{ "response_size", 'R', T_INT, O(response_size), W_RR, "1", 1,
 	  64 << 20, "bytes in a response" },
+	{ "burst", 0, T_INT, O(burst), W_TCP_RR, "1", 1, 65536,
+	  "requests outstanding per flow (netperf --enable-burst)" },
 	{ "rr_timeout", 0, T_INT, O(rr_timeout), W_UDP_RR, "100", 1, 60000,
 	  "ms without a response before a request counts as lost" },
 	{ "buffer_size", 'B', T_INT, O(buffer_size), W_RR, "65536", 1,
@@ -468,6 +470,12 @@ int options_validate(struct options *o, char *err, size_t len)
 	     o->buffer_size < o->request_size))
 		return fail(err, len, NULL,
 			    "udp_rr: --request-size and --response-size are datagrams (<= 65507 bytes, <= --buffer-size)");
+	if (o->burst > 1 && o->io_mode == IO_BLOCKING)
+		return fail(err, len, NULL,
+			    "option --burst: not with --io-mode blocking");
+	if (o->burst > 1 && o->trace)
+		return fail(err, len, NULL,
+			    "option --burst: --trace times one request in flight per flow");
 	if (o->timestamping && o->trace != 1)
 		return fail(err, len, NULL,
 			    "option --timestamping: needs --trace (records)");

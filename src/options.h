@@ -74,6 +74,7 @@ struct options {
 	int request_size;
 	int response_size;
 	int rr_timeout;		/* udp_rr: ms before a request is lost */
+	int burst;		/* tcp_rr: requests outstanding per flow */
 	/* tracing (rr) */
 	int trace;		/* 0 off, 1 records, 2 hist */
 	char *trace_records;	/* CSV of merged records, or NULL */

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "common.h"
@@ -63,6 +64,7 @@ void report_collect(struct side_result *r, struct worker *w, int n,
 			r->bytes_read += f->bytes_read;
 			r->bytes_written += f->bytes_written;
 			r->lost += f->lost;
+			r->mismatched += f->mismatched;
 			r->late += f->late;
 			if (f->lat_total)
 				hist_merge(&r->lat, f->lat_total);
@@ -178,6 +180,8 @@ void report_kv(const struct side_result *r, const struct run_shared *rs,
 	kv_num(out, "correlation_coefficient", r->correlation, 2);
 	if (rs->wl->is_rr && r->is_client)
 		latency_kv(r, rs, out);
+	if (rs->wl->is_rr && r->is_client && rs->wl->socktype == SOCK_STREAM)
+		kv_uint(out, "num_mismatched", r->mismatched);
 	if (rs->wl->bit == W_UDP_RR && r->is_client) {
 		kv_uint(out, "num_lost", r->lost);
 		kv_uint(out, "num_late", r->late);

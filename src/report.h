@@ -23,6 +23,7 @@ struct side_result {
 	struct rusage ru_start, ru_end;
 	uint64_t transactions, bytes_read, bytes_written, errors;
 	uint64_t lost, late;	/* udp_rr client */
+	uint64_t mismatched;	/* tcp rr client: answers to another request */
 	struct cpu_snap cpu_start, cpu_end;
 	int num_flows;
 	int num_samples;

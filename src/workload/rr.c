@@ -62,21 +62,69 @@ static void flow_failed(struct worker *w, struct flow *f, int err)
 	worker_flow_closed(w, f);
 }
 
-/* 1: message sent; 0: would block; -errno: failed. */
-static int send_rest(struct worker *w, struct flow *f, size_t size)
+/*
+ * Sequence numbers: a client request carries one in its first
+ * min(8, request, response size) bytes, little-endian; the server
+ * echoes the request's in its response, so the client can tell that
+ * each response answers the request it takes it for.
+ */
+static size_t seq_len(const struct worker *w)
 {
-	while (f->off < size) {
-		ssize_t r = send(f->fd, w->buf, chunk(w, size - f->off),
+	size_t n = w->rs->request_size < w->rs->response_size ?
+		   w->rs->request_size : w->rs->response_size;
+
+	return n < 8 ? n : 8;
+}
+
+static uint64_t seq_trunc(const struct worker *w, uint64_t seq)
+{
+	size_t n = seq_len(w);
+
+	return n >= 8 ? seq : seq & ((1ULL << (8 * n)) - 1);
+}
+
+static void put_seq(struct worker *w, uint64_t seq)
+{
+	size_t i;
+
+	for (i = 0; i < seq_len(w); i++)
+		w->buf[i] = (char)(seq >> (8 * i));
+}
+
+/* The sequence bytes among r bytes just read at message offset off. */
+static void take_seq(struct worker *w, struct flow *f, size_t off, size_t r)
+{
+	size_t i, n = seq_len(w);
+
+	if (off == 0)
+		f->seq_in = 0;
+	for (i = off; i < n && i < off + r; i++)
+		f->seq_in |= (uint64_t)(uint8_t)w->buf[i - off] << (8 * i);
+}
+
+/* 1: message sent; 0: would block; -errno: failed. *off is progress. */
+static int send_from(struct worker *w, struct flow *f, size_t *off,
+		     size_t size)
+{
+	while (*off < size) {
+		ssize_t r = send(f->fd, w->buf, chunk(w, size - *off),
 				 MSG_NOSIGNAL);
 
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0)
 			return errno == EAGAIN ? 0 : -errno;
-		f->off += r;
+		*off += r;
 		f->bytes_written += r;
 	}
 	return 1;
+}
+
+static int send_rest(struct worker *w, struct flow *f, size_t size)
+{
+	if (f->off == 0)
+		put_seq(w, w->rs->is_client ? f->seq_out : f->seq_in);
+	return send_from(w, f, &f->off, size);
 }
 
 /* recv(), which for a message's first bytes also takes the RX stamp. */
@@ -126,6 +174,8 @@ void rr_begin_send(struct worker *w, struct flow *f, uint64_t now)
 	f->state = RR_SENDING;
 	f->off = 0;
 	f->t_send = now;
+	if (w->rs->is_client)
+		f->seq_out++;
 	continue_send(w, f);
 }
 
@@ -137,6 +187,8 @@ static void message_received(struct worker *w, struct flow *f)
 		now = now_ns();
 		hist_add(f->lat, now - f->t_send);
 		f->transactions++;
+		if (f->seq_in != seq_trunc(w, f->seq_out))
+			f->mismatched++;
 		if (w->tw)
 			traced(w, f, now);
 		if (w->rs->wl->client_done) {
@@ -167,6 +219,7 @@ static void on_readable(struct worker *w, struct flow *f)
 			flow_failed(w, f, r ? errno : ECONNRESET);
 			return;
 		}
+		take_seq(w, f, f->off, r);
 		f->off += r;
 		f->bytes_read += r;
 		if (f->off == size)
@@ -176,8 +229,95 @@ static void on_readable(struct worker *w, struct flow *f)
 	}
 }
 
+/*
+ * --burst N: the client keeps N requests outstanding. TCP keeps them in
+ * order, so responses come back in the order of their requests, and
+ * each one's echoed sequence number checks that. Sends and receives
+ * interleave: a request can be half written (soff) while responses are
+ * read (off).
+ */
+static void burst_pump(struct worker *w, struct flow *f)
+{
+	int rc, n = w->rs->o->burst;
+
+	while (f->to_send > 0) {
+		if (f->soff == 0) {
+			f->seq_out++;
+			put_seq(w, f->seq_out);
+			f->sent_at[f->seq_out % n] = now_ns();
+		}
+		rc = send_from(w, f, &f->soff, tx_size(w));
+		if (rc < 0) {
+			flow_failed(w, f, -rc);
+			return;
+		}
+		if (rc == 0) {
+			worker_arm(w, f, EPOLLIN | EPOLLOUT);
+			return;
+		}
+		f->soff = 0;
+		f->to_send--;
+	}
+	worker_arm(w, f, EPOLLIN);
+}
+
+static void burst_read(struct worker *w, struct flow *f)
+{
+	int edge = w->rs->o->edge_trigger, n = w->rs->o->burst;
+	size_t size = rx_size(w);
+
+	while (f->open) {
+		ssize_t r = recv(f->fd, w->buf, chunk(w, size - f->off), 0);
+		uint64_t now;
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 && errno == EAGAIN)
+			return;
+		if (r <= 0) {
+			flow_failed(w, f, r ? errno : ECONNRESET);
+			return;
+		}
+		take_seq(w, f, f->off, r);
+		f->off += r;
+		f->bytes_read += r;
+		if (f->off == size) {
+			now = now_ns();
+			f->seq_recv++;
+			if (f->seq_in != seq_trunc(w, f->seq_recv))
+				f->mismatched++;
+			hist_add(f->lat, now - f->sent_at[f->seq_recv % n]);
+			f->transactions++;
+			f->off = 0;
+			f->to_send++;
+			burst_pump(w, f);
+		}
+		if (!edge)
+			return;
+	}
+}
+
+static void burst_start(struct worker *w, struct flow *f)
+{
+	f->sent_at = xcalloc(w->rs->o->burst, sizeof(*f->sent_at));
+	f->to_send = w->rs->o->burst;
+	burst_pump(w, f);
+}
+
+static void burst_event(struct worker *w, struct flow *f, uint32_t events)
+{
+	if (events & EPOLLOUT)
+		burst_pump(w, f);
+	if (f->open && (events & (EPOLLIN | EPOLLERR | EPOLLHUP)))
+		burst_read(w, f);
+}
+
 void rr_start(struct worker *w, struct flow *f)
 {
+	if (w->rs->is_client && w->rs->o->burst > 1) {
+		burst_start(w, f);
+		return;
+	}
 	if (w->rs->is_client) {
 		rr_begin_send(w, f, now_ns());
 		return;
@@ -189,6 +329,10 @@ void rr_start(struct worker *w, struct flow *f)
 
 void rr_event(struct worker *w, struct flow *f, uint32_t events)
 {
+	if (w->rs->is_client && w->rs->o->burst > 1) {
+		burst_event(w, f, events);
+		return;
+	}
 	if (f->state == RR_SENDING && (events & (EPOLLOUT | EPOLLERR)))
 		continue_send(w, f);
 	else if (f->state == RR_RECEIVING &&
@@ -207,6 +351,7 @@ static int recv_all(struct worker *w, struct flow *f, size_t size)
 			continue;
 		if (r <= 0)
 			return r ? -errno : 0;
+		take_seq(w, f, f->off, r);
 		f->off += r;
 		f->bytes_read += r;
 	}
@@ -226,11 +371,14 @@ void rr_run_blocking(struct worker *w, struct flow *f)
 				t0 = now_ns();
 			}
 			f->off = 0;
+			f->seq_out++;
 			rc = send_rest(w, f, tx_size(w));
 			if (rc > 0) {
 				sent(w, f);
 				rc = recv_all(w, f, rx_size(w));
 			}
+			if (rc > 0 && f->seq_in != seq_trunc(w, f->seq_out))
+				f->mismatched++;
 		} else {
 			rc = recv_all(w, f, rx_size(w));
 			f->off = 0;

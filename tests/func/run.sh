@@ -10,16 +10,20 @@ maxrss_start maxrss_end minflt_start minflt_end majflt_start majflt_end
 nvcsw_start nvcsw_end nivcsw_start nivcsw_end num_transactions start_index
 end_index num_samples correlation_coefficient time_end"
 
-# Counts of an rr run agree: the server finishes at most one transaction
-# per flow that the client did not see complete.
+# Counts of an rr run agree: the server finishes at most the requests
+# in flight per flow (1, or --burst) that the client did not see
+# complete, and no response answered another request than the client
+# took it for.
 check_rr_counts() {
-	local out=$1 flows=$2 c s
+	local out=$1 flows=$2 inflight=${3:-1} c s m
 
 	c=$(key "$out" client.num_transactions)
 	s=$(key "$out" server.num_transactions)
 	expect_gt "$c" 0 "client transactions"
 	expect_le "$c" "$s" "client <= server transactions"
-	expect_le "$s" $((c + flows)) "server <= client + flows"
+	expect_le "$s" $((c + flows * inflight)) "server <= client + in flight"
+	m=$(key "$out" client.num_mismatched)
+	[ -z "$m" ] || expect_eq "$m" 0 "responses matched to another request"
 	expect_eq "$(key "$out" client.remote_num_transactions)" "$s" \
 		"client's copy of the server count"
 	expect_eq "$(key "$out" server.remote_num_transactions)" "$c" \
@@ -80,6 +84,24 @@ t_tcp_rr_large_messages() {
 	# Whole responses, and part of one still in flight at the end.
 	expect_le $((c * 300000)) "$r" "client bytes read"
 	expect_le "$r" $((c * 300000 + 299999)) "client bytes read"
+}
+
+t_tcp_rr_burst_keeps_requests_in_flight() {
+	ns tcp_rr --local -l 1 -q --burst 8 -F 2 > out
+	check_rr_counts out 2 8
+	grep -q '^client.latency_p99_us=' out
+	ns tcp_rr --local -l 1 -q --burst 4 -F 3 -T 2 -Q 20000 -R 70000 \
+		-B 8192 > out
+	check_rr_counts out 3 4
+	c=$(key out client.num_transactions)
+	r=$(key out client.bytes_read)
+	# Whole responses, and parts of the ones still in flight.
+	expect_le $((c * 70000)) "$r" "client bytes read"
+	expect_le "$r" $(((c + 4 * 3) * 70000)) "client bytes read"
+	expect_usage_error "--burst: --trace times one request" \
+		tcp_rr --burst 2 --trace
+	expect_usage_error "--burst: not with --io-mode blocking" \
+		tcp_rr --burst 2 --io-mode=blocking
 }
 
 t_tcp_rr_io_modes() {
