@@ -10,6 +10,7 @@
 
 #include "common.h"
 #include "options.h"
+#include "report.h"
 #include "run.h"
 #include "side.h"
 #include "workload.h"
@@ -93,7 +94,8 @@ int main(int argc, char **argv)
 		options_free(&o);
 		return 0;
 	}
-	if (options_validate(&o, err, sizeof(err))) {
+	if (options_validate(&o, err, sizeof(err)) ||
+	    report_check_keys(&o, wl, err, sizeof(err))) {
 		log_err("%s", err);
 		options_free(&o);
 		return EXIT_USAGE;

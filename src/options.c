@@ -95,6 +95,10 @@ static const struct opt_def defs[] = {
 	  "latency percentiles for samples.csv and results (list)" },
 	{ "json", 'J', T_STR, O(json), W_ALL, NULL, 0, 0,
 	  "write options and results as JSON to FILE" },
+	{ "output", 'o', T_STR, O(output), W_ALL, NULL, 0, 0,
+	  "print only these result keys (comma-separated), no options" },
+	{ "output_format", 0, T_STR, O(output_format), W_ALL, "kv", 0, 0,
+	  "format of -o: kv, csv or human" },
 	{ "quiet", 'q', T_BOOL, O(quiet), W_ALL, NULL, 0, 0,
 	  "no progress line per interval on stderr" },
 	{ "local", 0, T_BOOL, O(local), W_ALL, NULL, 0, 0,
@@ -443,6 +447,11 @@ static int check_resolves(const struct options *o, const char *name,
 
 int options_validate(struct options *o, char *err, size_t len)
 {
+	if (strcmp(o->output_format, "kv") && strcmp(o->output_format, "csv") &&
+	    strcmp(o->output_format, "human"))
+		return fail(err, len, NULL,
+			    "option --output-format: '%s' is not kv, csv or human",
+			    o->output_format);
 	if (o->ipv4 && o->ipv6)
 		return fail(err, len, NULL,
 			    "options --ipv4 and --ipv6 exclude each other");
@@ -567,6 +576,10 @@ void options_dump(const struct options *o, struct kv_list *out)
 void options_print(const struct options *o, const char *workload)
 {
 	struct kv_list kv = { 0 };
+
+	/* -o: the selected results are the whole output. */
+	if (o->output && !o->dry_run)
+		return;
 
 	kv_str(&kv, "workload", workload);
 	options_dump(o, &kv);

@@ -62,6 +62,8 @@ struct options {
 	double interval;
 	struct percentiles percentiles;
 	char *json;
+	char *output;		/* -o: result keys to print, comma-separated */
+	char *output_format;	/* kv, csv or human */
 	int quiet;
 	int local;
 	/* TCP */

@@ -211,6 +211,97 @@ void report_kv(const struct side_result *r, const struct run_shared *rs,
 	kv_num(out, "time_end", ns_to_s(r->t_end), 9);
 }
 
+static const struct kv *find(const struct kv_list *l, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (!strcmp(l->v[i].key, key))
+			return &l->v[i];
+	return NULL;
+}
+
+/* The -o selection, in its order; keys this run lacks are left out. */
+static void select_keys(const struct kv_list *all, const char *sel,
+			struct kv_list *out)
+{
+	char *copy = xstrdup(sel), *tok, *save = NULL;
+	const struct kv *kv;
+
+	for (tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save))
+		if ((kv = find(all, tok)))
+			kv_str(out, kv->key, kv->text);
+	free(copy);
+}
+
+void report_print(const struct kv_list *results, const struct options *o,
+		  FILE *f)
+{
+	struct kv_list sel = { 0 };
+	size_t i;
+
+	if (!o->output) {
+		kv_print(results, f, o->prefix);
+		return;
+	}
+	select_keys(results, o->output, &sel);
+	if (!strcmp(o->output_format, "csv")) {
+		for (i = 0; i < sel.n; i++)
+			fprintf(f, "%s%s%s", i ? "," : "", o->prefix,
+				sel.v[i].key);
+		fputc('\n', f);
+		for (i = 0; i < sel.n; i++)
+			fprintf(f, "%s%s", i ? "," : "", sel.v[i].text);
+		fputc('\n', f);
+	} else if (!strcmp(o->output_format, "human")) {
+		for (i = 0; i < sel.n; i++)
+			fprintf(f, "%s%-32s %s\n", o->prefix, sel.v[i].key,
+				sel.v[i].text);
+	} else {
+		kv_print(&sel, f, o->prefix);
+	}
+	kv_free(&sel);
+}
+
+int report_check_keys(const struct options *o, const struct workload *wl,
+		      char *err, size_t len)
+{
+	struct side_result *r = xcalloc(1, sizeof(*r));
+	struct run_shared *rs = xcalloc(1, sizeof(*rs));
+	struct kv_list all = { 0 };
+	char *copy, *tok, *save = NULL;
+	int rc = 0;
+
+	if (!o->output)
+		goto out;
+	/* Every key either side of this workload can print. */
+	rs->o = o;
+	rs->wl = wl;
+	r->has_remote = 1;
+	r->error = "";
+	r->trace_off = "";
+	for (r->is_client = 0; r->is_client < 2; r->is_client++) {
+		rs->is_client = r->is_client;
+		report_kv(r, rs, &all);
+	}
+	copy = xstrdup(o->output);
+	for (tok = strtok_r(copy, ",", &save); tok && !rc;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (find(&all, tok))
+			continue;
+		snprintf(err, len, "option --output: no result key '%s' in %s",
+			 tok, wl->name);
+		rc = -1;
+	}
+	free(copy);
+	kv_free(&all);
+out:
+	free(r);
+	free(rs);
+	return rc;
+}
+
 int out_open(struct out_file *o, const char *path, char *err, size_t len)
 {
 	size_t n = strlen(path) + 32;

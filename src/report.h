@@ -42,6 +42,16 @@ void report_collect(struct side_result *r, struct worker *w, int n,
 		    const struct run_shared *rs);
 void report_kv(const struct side_result *r, const struct run_shared *rs,
 	       struct kv_list *out);
+/*
+ * Print the results: all as key=value, or with -o only the selected
+ * keys, in their order, as kv, csv (a header line and a value line) or
+ * human (aligned columns).
+ */
+void report_print(const struct kv_list *results, const struct options *o,
+		  FILE *f);
+/* -o: 0, or -1 with the first key no result of this run can have. */
+int report_check_keys(const struct options *o, const struct workload *wl,
+		      char *err, size_t len);
 /* The side's own totals and CPU figures, as STOP/RESULT carry them. */
 void report_fill_totals(const struct side_result *r,
 			const struct run_shared *rs, struct ctl_msg *m);

@@ -155,7 +155,7 @@ int side_finish(struct side *s)
 
 	s->res.trace_off = s->trace_off;
 	report_kv(&s->res, &s->rs, &results);
-	kv_print(&results, stdout, s->o->prefix);
+	report_print(&results, s->o, stdout);
 	fflush(stdout);
 	if (s->rs.tracer)
 		trace_table(&s->res.trace, stderr,

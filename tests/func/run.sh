@@ -271,6 +271,26 @@ EOF
 	expect_eq "$(ls | grep -c tmp)" 0 "temporary files"
 }
 
+t_output_selects_keys_and_format() {
+	ns tcp_rr --local -l 1 -q -o latency_p99_us,throughput > out
+	expect_eq "$(cut -d= -f1 out | tr '\n' ' ')" \
+		"client.latency_p99_us client.throughput server.throughput " \
+		"keys in the order asked, those a side has"
+	ns tcp_rr --local -l 1 -q -o throughput,num_transactions \
+		--output-format=csv > out
+	expect_eq "$(sed -n 1p out)" "client.throughput,client.num_transactions" \
+		"csv header"
+	expect_eq "$(sed -n 3p out)" "server.throughput,server.num_transactions" \
+		"server csv header"
+	python3 -c 'import sys; float(sys.argv[1].split(",")[0])' "$(sed -n 2p out)"
+	ns tcp_stream --local -l 1 -q -o throughput_Mbps --output-format=human \
+		> out
+	grep -Eq '^client.throughput_Mbps +[0-9.]+$' out
+	expect_usage_error "no result key 'thruput' in tcp_rr" tcp_rr -o thruput
+	expect_usage_error "'xml' is not kv, csv or human" tcp_rr \
+		--output-format=xml
+}
+
 t_progress_lines_and_quiet() {
 	ns tcp_rr --local -l 2 > out 2> err
 	expect_eq "$(grep -c '^netstage client: \[.*trans/s.*p50.*p99' err)" 2 \
