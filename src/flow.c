@@ -22,6 +22,10 @@ struct flow *flow_new(int fd, int id, int with_latency)
 
 void flow_close_interval(struct flow *f)
 {
+	if (f->lat_unc) {
+		hist_merge(f->lat_unc_total, f->lat_unc);
+		hist_reset(f->lat_unc);
+	}
 	if (!f->lat)
 		return;
 	hist_merge(f->lat_total, f->lat);
@@ -37,5 +41,8 @@ void flow_free(struct flow *f)
 	free(f->lat);
 	free(f->lat_total);
 	free(f->sent_at);
+	free(f->intended_at);
+	free(f->lat_unc);
+	free(f->lat_unc_total);
 	free(f);
 }

@@ -38,6 +38,13 @@ struct flow {
 	size_t soff;
 	uint64_t seq_recv;
 	uint64_t *sent_at;
+	/* --rate: intended send times by sequence, and the next one */
+	uint64_t *intended_at;
+	uint64_t next_intended;
+	uint64_t sent_total;	/* requests sent */
+	uint64_t behind;	/* intended sends skipped: too many in flight */
+	struct hist *lat_unc;	/* from the actual send: uncorrected */
+	struct hist *lat_unc_total;
 	uint64_t lost;		/* udp_rr: requests never answered in time */
 	uint64_t late;		/* udp_rr: responses that came too late */
 	uint64_t transactions;

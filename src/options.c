@@ -25,6 +25,7 @@ enum opt_type {
 	T_IOMODE,
 	T_DELAY,	/* duration: ns, or with ns/us/ms/s suffix */
 	T_TRACE,	/* optional argument: records */
+	T_RATE,		/* double >= 0 */
 };
 
 struct opt_def {
@@ -122,6 +123,10 @@ static const struct opt_def defs[] = {
 	  64 << 20, "bytes in a response" },
 	{ "burst", 0, T_INT, O(burst), W_TCP_RR, "1", 1, 65536,
 	  "requests outstanding per flow (netperf --enable-burst)" },
+	{ "rate", 0, T_RATE, O(rate), W_TCP_RR, "0", 0, 0,
+	  "open loop: send requests at this rate (all flows, per s; 0: off)" },
+	{ "arrival", 0, T_STR, O(arrival), W_TCP_RR, "poisson", 0, 0,
+	  "open loop inter-arrival: poisson or uniform" },
 	{ "rr_timeout", 0, T_INT, O(rr_timeout), W_UDP_RR, "100", 1, 60000,
 	  "ms without a response before a request counts as lost" },
 	{ "buffer_size", 'B', T_INT, O(buffer_size), W_RR, "65536", 1,
@@ -308,6 +313,16 @@ static int set_value(struct options *o, const struct opt_def *d,
 				    "'%s' is neither 'records' nor 'hist'", arg);
 		*FIELD(o, d, int) = arg && !strcmp(arg, "hist") ? 2 : 1;
 		return 0;
+	case T_RATE:
+		errno = 0;
+		v = strtod(arg, &end);
+		if (errno || end == arg || *end || !isfinite(v) || v < 0 ||
+		    v > 1e9)
+			return fail(err, len, d,
+				    "'%s' is not a rate in [0, 1e9] per second",
+				    arg);
+		*FIELD(o, d, double) = v;
+		return 0;
 	case T_DELAY:
 		if (parse_delay(arg, FIELD(o, d, uint64_t)))
 			return fail(err, len, d,
@@ -479,6 +494,15 @@ int options_validate(struct options *o, char *err, size_t len)
 	     o->buffer_size < o->request_size))
 		return fail(err, len, NULL,
 			    "udp_rr: --request-size and --response-size are datagrams (<= 65507 bytes, <= --buffer-size)");
+	if ((o->workload & W_TCP_RR) && strcmp(o->arrival, "poisson") &&
+	    strcmp(o->arrival, "uniform"))
+		return fail(err, len, NULL,
+			    "option --arrival: '%s' is neither poisson nor uniform",
+			    o->arrival);
+	if (o->rate > 0 && (o->burst > 1 || o->io_mode == IO_BLOCKING ||
+			    o->trace))
+		return fail(err, len, NULL,
+			    "option --rate: not with --burst, --io-mode blocking or --trace");
 	if (o->burst > 1 && o->io_mode == IO_BLOCKING)
 		return fail(err, len, NULL,
 			    "option --burst: not with --io-mode blocking");
@@ -547,6 +571,7 @@ static void dump_one(const struct options *o, const struct opt_def *d,
 		kv_uint(out, d->name, *FIELD(o, d, uint64_t));
 		break;
 	case T_DOUBLE:
+	case T_RATE:
 		kv_num(out, d->name, *FIELD(o, d, double), 6);
 		break;
 	case T_STR:

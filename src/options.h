@@ -77,6 +77,8 @@ struct options {
 	int response_size;
 	int rr_timeout;		/* udp_rr: ms before a request is lost */
 	int burst;		/* tcp_rr: requests outstanding per flow */
+	double rate;		/* tcp_rr open loop: requests/s, all flows */
+	char *arrival;		/* poisson or uniform */
 	/* tracing (rr) */
 	int trace;		/* 0 off, 1 records, 2 hist */
 	char *trace_records;	/* CSV of merged records, or NULL */

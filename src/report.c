@@ -52,6 +52,7 @@ void report_collect(struct side_result *r, struct worker *w, int n,
 	int i, j;
 
 	hist_reset(&r->lat);
+	hist_reset(&r->lat_unc);
 	for (i = 0; i < n; i++) {
 		r->errors += w[i].errors;
 		r->transactions += w[i].gone_transactions;
@@ -65,6 +66,10 @@ void report_collect(struct side_result *r, struct worker *w, int n,
 			r->bytes_written += f->bytes_written;
 			r->lost += f->lost;
 			r->mismatched += f->mismatched;
+			r->sent += f->sent_total;
+			r->behind += f->behind;
+			if (f->lat_unc_total)
+				hist_merge(&r->lat_unc, f->lat_unc_total);
 			r->late += f->late;
 			if (f->lat_total)
 				hist_merge(&r->lat, f->lat_total);
@@ -160,6 +165,31 @@ static void latency_kv(const struct side_result *r,
 	}
 }
 
+/*
+ * --rate: the latency keys above run from each request's intended send;
+ * these say what the client achieved and what latency from the actual
+ * send (which hides the client's own stalls) would have been.
+ */
+static void open_loop_kv(const struct side_result *r,
+			 const struct run_shared *rs, struct kv_list *out)
+{
+	static const double p[] = { 50, 90, 99, 99.9 };
+	double dur = ns_to_s(r->t_end - r->t_start);
+	double achieved = dur > 0 ? r->sent / dur : 0;
+	char key[48];
+	size_t i;
+
+	kv_num(out, "target_rate", rs->o->rate, 2);
+	kv_num(out, "achieved_rate", achieved, 2);
+	kv_uint(out, "rate_behind", r->behind);
+	kv_num(out, "latency_uncorrected_mean_us",
+	       hist_mean(&r->lat_unc) / 1e3, 3);
+	for (i = 0; i < ARRAY_SIZE(p); i++) {
+		snprintf(key, sizeof(key), "latency_uncorrected_p%g_us", p[i]);
+		kv_num(out, key, hist_percentile(&r->lat_unc, p[i]) / 1e3, 3);
+	}
+}
+
 void report_kv(const struct side_result *r, const struct run_shared *rs,
 	       struct kv_list *out)
 {
@@ -182,6 +212,8 @@ void report_kv(const struct side_result *r, const struct run_shared *rs,
 		latency_kv(r, rs, out);
 	if (rs->wl->is_rr && r->is_client && rs->wl->socktype == SOCK_STREAM)
 		kv_uint(out, "num_mismatched", r->mismatched);
+	if (rs->o->rate > 0 && r->is_client)
+		open_loop_kv(r, rs, out);
 	if (rs->wl->bit == W_UDP_RR && r->is_client) {
 		kv_uint(out, "num_lost", r->lost);
 		kv_uint(out, "num_late", r->late);

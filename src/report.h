@@ -24,6 +24,8 @@ struct side_result {
 	uint64_t transactions, bytes_read, bytes_written, errors;
 	uint64_t lost, late;	/* udp_rr client */
 	uint64_t mismatched;	/* tcp rr client: answers to another request */
+	uint64_t sent, behind;	/* --rate: requests sent, sends skipped */
+	struct hist lat_unc;	/* --rate: latency from the actual send */
 	struct cpu_snap cpu_start, cpu_end;
 	int num_flows;
 	int num_samples;

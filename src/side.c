@@ -155,6 +155,11 @@ int side_finish(struct side *s)
 
 	s->res.trace_off = s->trace_off;
 	report_kv(&s->res, &s->rs, &results);
+	if (s->o->rate > 0 && s->rs.is_client && s->res.behind)
+		log_err("--rate: the client could not keep up: %llu of the "
+			"scheduled requests were never sent (%d in flight per "
+			"flow at most)", (unsigned long long)s->res.behind,
+			4096);
 	report_print(&results, s->o, stdout);
 	fflush(stdout);
 	if (s->rs.tracer)

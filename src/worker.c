@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/prctl.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -180,15 +181,6 @@ static void final_snapshot(struct worker *w)
 		snapshot(w, now);
 }
 
-static int timeout_ms(struct worker *w)
-{
-	uint64_t now = now_ns();
-
-	if (now >= w->next_snap)
-		return 0;
-	return (int)((w->next_snap - now + 999999) / 1000000);
-}
-
 /* True when the loop should end: stopped, and not draining any more. */
 static int loop_done(struct worker *w)
 {
@@ -201,20 +193,21 @@ static int loop_done(struct worker *w)
 	return w->open_flows == 0 || now_ns() >= rs->drain_deadline;
 }
 
-/* Sleep no longer than the next snapshot or the engine's deadline. */
-static int wait_ms(struct worker *w, uint64_t deadline)
+/*
+ * Sleep no longer than the next snapshot or the engine's deadline, to
+ * the nanosecond: an open-loop schedule of 100 us gaps cannot wait in
+ * milliseconds.
+ */
+static struct timespec wait_for(struct worker *w, uint64_t deadline)
 {
-	int t = worker_stopping(w) ? 50 : timeout_ms(w);
-	uint64_t now;
+	uint64_t now = now_ns(), until = w->next_snap, ns;
 
-	if (!deadline)
-		return t;
-	now = now_ns();
-	if (deadline <= now)
-		return 0;
-	if ((deadline - now + 999999) / 1000000 < (uint64_t)t)
-		t = (int)((deadline - now + 999999) / 1000000);
-	return t;
+	if (worker_stopping(w))
+		until = now + 50000000;
+	else if (deadline && deadline < until)
+		until = deadline;
+	ns = until > now ? until - now : 0;
+	return (struct timespec){ ns / NSEC_PER_SEC, ns % NSEC_PER_SEC };
 }
 
 static void epoll_loop(struct worker *w)
@@ -225,8 +218,13 @@ static void epoll_loop(struct worker *w)
 
 	for (i = 0; i < w->nflows; i++)
 		w->rs->wl->start(w, w->flows[i]);
+	/* The engine's first deadline, before the first sleep. */
+	if (w->rs->wl->tick)
+		deadline = w->rs->wl->tick(w, now_ns());
 	while (!loop_done(w)) {
-		n = epoll_wait(w->epfd, ev, max, wait_ms(w, deadline));
+		struct timespec ts = wait_for(w, deadline);
+
+		n = epoll_pwait2(w->epfd, ev, max, &ts, NULL);
 		if (w->tw)
 			w->t_epoll = now_ns();
 		for (i = 0; i < n; i++) {
@@ -271,6 +269,9 @@ static void *worker_main(void *arg)
 
 	if (rs->o->pin_cpu)
 		pin(w);
+	/* An open-loop schedule wants its timed sleeps to end on time. */
+	if (rs->o->rate > 0)
+		prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
 	w->next_snap = rs->t_start + rs->interval_ns;
 	if (rs->o->io_mode == IO_BLOCKING) {
 		if (w->nflows)

@@ -87,6 +87,7 @@ struct worker {
 	uint64_t prev_transactions, prev_bytes;
 	uint64_t errors;	/* send/recv failures other than EAGAIN */
 	uint64_t t_epoll;	/* --trace: when epoll_wait last returned */
+	uint64_t rng;		/* --rate: inter-arrival times */
 	struct trace_worker *tw;	/* --trace: this worker's share */
 };
 

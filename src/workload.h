@@ -51,6 +51,7 @@ void rr_event(struct worker *w, struct flow *f, uint32_t events);
 void rr_run_blocking(struct worker *w, struct flow *f);
 /* The rr client's next request on f, timed from `now`. */
 void rr_begin_send(struct worker *w, struct flow *f, uint64_t now);
+uint64_t rr_tick(struct worker *w, uint64_t now);
 void crr_start(struct worker *w, struct flow *f);
 void crr_event(struct worker *w, struct flow *f, uint32_t events);
 void crr_client_done(struct worker *w, struct flow *f, uint64_t now);

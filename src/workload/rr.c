@@ -6,6 +6,7 @@
  * transaction ends when the response is fully sent.
  */
 #include <errno.h>
+#include <math.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -236,9 +237,25 @@ static void on_readable(struct worker *w, struct flow *f)
  * interleave: a request can be half written (soff) while responses are
  * read (off).
  */
+/* --rate: requests one flow may have queued or in flight at most. */
+#define OPEN_INFLIGHT 4096
+
+static int open_loop(const struct worker *w)
+{
+	return w->rs->o->rate > 0;
+}
+
+/* Slots of the per-flow rings of send times, by sequence number. */
+static int ring_size(const struct worker *w)
+{
+	return open_loop(w) ? OPEN_INFLIGHT : w->rs->o->burst;
+}
+
+static void continue_open(struct worker *w, struct flow *f);
+
 static void burst_pump(struct worker *w, struct flow *f)
 {
-	int rc, n = w->rs->o->burst;
+	int rc, n = ring_size(w);
 
 	while (f->to_send > 0) {
 		if (f->soff == 0) {
@@ -257,13 +274,14 @@ static void burst_pump(struct worker *w, struct flow *f)
 		}
 		f->soff = 0;
 		f->to_send--;
+		f->sent_total++;
 	}
 	worker_arm(w, f, EPOLLIN);
 }
 
 static void burst_read(struct worker *w, struct flow *f)
 {
-	int edge = w->rs->o->edge_trigger, n = w->rs->o->burst;
+	int edge = w->rs->o->edge_trigger, n = ring_size(w);
 	size_t size = rx_size(w);
 
 	while (f->open) {
@@ -286,11 +304,21 @@ static void burst_read(struct worker *w, struct flow *f)
 			f->seq_recv++;
 			if (f->seq_in != seq_trunc(w, f->seq_recv))
 				f->mismatched++;
-			hist_add(f->lat, now - f->sent_at[f->seq_recv % n]);
 			f->transactions++;
 			f->off = 0;
-			f->to_send++;
-			burst_pump(w, f);
+			if (open_loop(w)) {
+				/* From the intended send: stalls are not hidden. */
+				hist_add(f->lat, now -
+					 f->intended_at[f->seq_recv % n]);
+				hist_add(f->lat_unc,
+					 now - f->sent_at[f->seq_recv % n]);
+				continue_open(w, f);
+			} else {
+				hist_add(f->lat,
+					 now - f->sent_at[f->seq_recv % n]);
+				f->to_send++;
+				burst_pump(w, f);
+			}
 		}
 		if (!edge)
 			return;
@@ -304,6 +332,76 @@ static void burst_start(struct worker *w, struct flow *f)
 	burst_pump(w, f);
 }
 
+/* --rate: the time to the flow's next request, in ns. */
+static uint64_t interarrival(struct worker *w)
+{
+	double mean = 1e9 * w->rs->o->num_flows / w->rs->o->rate, u;
+
+	if (w->rs->o->arrival[0] == 'u')
+		return (uint64_t)mean;
+	/* xorshift64*: exponential gaps make Poisson arrivals. */
+	w->rng ^= w->rng >> 12;
+	w->rng ^= w->rng << 25;
+	w->rng ^= w->rng >> 27;
+	u = ((w->rng * 0x2545f4914f6cdd1dULL) >> 11) * 0x1.0p-53;
+	return (uint64_t)(-log(1.0 - u) * mean);
+}
+
+/* Send what is queued; a half-written request waits for EPOLLOUT. */
+static void continue_open(struct worker *w, struct flow *f)
+{
+	if (f->to_send > 0 && f->soff == 0)
+		burst_pump(w, f);
+}
+
+static void open_start(struct worker *w, struct flow *f)
+{
+	f->sent_at = xcalloc(OPEN_INFLIGHT, sizeof(*f->sent_at));
+	f->intended_at = xcalloc(OPEN_INFLIGHT, sizeof(*f->intended_at));
+	f->lat_unc = xcalloc(1, sizeof(*f->lat_unc));
+	f->lat_unc_total = xcalloc(1, sizeof(*f->lat_unc_total));
+	hist_reset(f->lat_unc);
+	hist_reset(f->lat_unc_total);
+	if (!w->rng)
+		w->rng = 0x9e3779b97f4a7c15ULL ^ ((uint64_t)w->id << 32) ^
+			 now_ns();
+	/* Flows start at random points of their first gap: no lockstep. */
+	f->next_intended = w->rs->t_start + interarrival(w);
+	worker_arm(w, f, EPOLLIN);
+}
+
+/* Queue every request whose time has come; the earliest next time. */
+uint64_t rr_tick(struct worker *w, uint64_t now)
+{
+	uint64_t next = 0;
+	int i;
+
+	if (!open_loop(w) || !w->rs->is_client)
+		return 0;
+	for (i = 0; i < w->nflows; i++) {
+		struct flow *f = w->flows[i];
+		uint64_t queued;
+
+		if (!f->open)
+			continue;
+		while (f->next_intended <= now) {
+			queued = f->seq_out + f->to_send - (f->soff ? 1 : 0);
+			if (queued - f->seq_recv >= OPEN_INFLIGHT) {
+				f->behind++;	/* the client cannot keep up */
+			} else {
+				f->intended_at[(queued + 1) % OPEN_INFLIGHT] =
+					f->next_intended;
+				f->to_send++;
+			}
+			f->next_intended += interarrival(w);
+		}
+		continue_open(w, f);
+		if (!next || f->next_intended < next)
+			next = f->next_intended;
+	}
+	return next;
+}
+
 static void burst_event(struct worker *w, struct flow *f, uint32_t events)
 {
 	if (events & EPOLLOUT)
@@ -314,6 +412,10 @@ static void burst_event(struct worker *w, struct flow *f, uint32_t events)
 
 void rr_start(struct worker *w, struct flow *f)
 {
+	if (w->rs->is_client && open_loop(w)) {
+		open_start(w, f);
+		return;
+	}
 	if (w->rs->is_client && w->rs->o->burst > 1) {
 		burst_start(w, f);
 		return;
@@ -329,7 +431,7 @@ void rr_start(struct worker *w, struct flow *f)
 
 void rr_event(struct worker *w, struct flow *f, uint32_t events)
 {
-	if (w->rs->is_client && w->rs->o->burst > 1) {
+	if (w->rs->is_client && (w->rs->o->burst > 1 || open_loop(w))) {
 		burst_event(w, f, events);
 		return;
 	}

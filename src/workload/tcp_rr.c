@@ -11,4 +11,5 @@ const struct workload tcp_rr_workload = {
 	.start = rr_start,
 	.event = rr_event,
 	.run_blocking = rr_run_blocking,
+	.tick = rr_tick,
 };

@@ -104,6 +104,37 @@ t_tcp_rr_burst_keeps_requests_in_flight() {
 		tcp_rr --burst 2 --io-mode=blocking
 }
 
+t_tcp_rr_open_loop_rate() {
+	local arrival
+
+	for arrival in uniform poisson; do
+		ns tcp_rr --local -l 2 -q --rate 2000 --arrival=$arrival \
+			-F 2 > out 2> err
+		check_rr_counts out 2 4096
+		expect_eq "$(key out client.rate_behind)" 0 "requests skipped"
+		expect_eq "$(wc -c < err)" 0 "no complaint at a modest rate"
+		python3 - out "$arrival" <<'PY'
+import sys
+kv = dict(l.rstrip("\n").split("=", 1) for l in open(sys.argv[1]))
+rate = float(kv["client.achieved_rate"])
+# Uniform is a fixed schedule; Poisson's count over 2 s at 2000/s has a
+# standard deviation of 1.6%: 10% is more than 6 of them.
+tol = 0.03 if sys.argv[2] == "uniform" else 0.10
+assert abs(rate - 2000) <= 2000 * tol, rate
+# From the intended send, never less than from the actual one.
+for p in ("p50", "p99"):
+    assert float(kv[f"client.latency_{p}_us"]) >= \
+        float(kv[f"client.latency_uncorrected_{p}_us"]), p
+PY
+	done
+	# Far more than loopback can answer: said, counted, still a result.
+	ns tcp_rr --local -l 1 -q --rate 2000000 > out 2> err
+	expect_gt "$(key out client.rate_behind)" 0 "requests skipped"
+	grep -q 'could not keep up' err
+	expect_usage_error "--rate: not with --burst" tcp_rr --rate 10 --burst 2
+	expect_usage_error "neither poisson nor uniform" tcp_rr --arrival=pareto
+}
+
 t_tcp_rr_io_modes() {
 	ns tcp_rr --local -l 1 -q -F 2 -T 2 --io-mode=blocking > out
 	check_rr_counts out 2
