@@ -5,6 +5,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <math.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "confidence.h"
 #include "control.h"
 #include "net.h"
 #include "run.h"
@@ -180,23 +182,80 @@ static int run(struct client *c)
 	return failed ? 1 : 0;
 }
 
+/* --iterations: what the repeats achieved, after the last results. */
+static void confidence_kv(struct client *c, const double *tput, int n,
+			  double width)
+{
+	const struct options *o = c->o;
+	struct kv_list *x = &c->side.extra;
+	int met = width >= 0 && width <= o->conf_width;
+
+	kv_int(x, "iterations_run", n);
+	kv_num(x, c->wl->is_rr ? "throughput_mean" : "throughput_Mbps_mean",
+	       mean_of(tput, n), 2);
+	kv_int(x, "confidence_level", o->conf_level);
+	kv_num(x, "confidence_width_percent", width < 0 ? NAN : width, 3);
+	kv_int(x, "confidence_met", met);
+	if (!met)
+		log_err("--confidence: after %d tests the %d%% interval is %.1f%% "
+			"of the mean, not within %g%%", n, o->conf_level, width,
+			o->conf_width);
+}
+
+/*
+ * One test; 1 when another should follow. The results are printed at
+ * the last one only, with what the repeats achieved.
+ */
+static int one_test(struct client *c, double *tput, int *n, int *rc)
+{
+	const struct options *o = c->o;
+	struct ctl_msg m = { .type = CTL_NEXT };
+	double width;
+	int r, more;
+
+	if (side_init(&c->side, c->o, c->wl, 1, c->err, sizeof(c->err))) {
+		log_err("%s", c->err);
+		*rc = EXIT_RUNTIME;
+		return 0;
+	}
+	r = run(c);
+	if (r == 0)
+		tput[(*n)++] = c->side.res.throughput;
+	width = confidence_width_percent(tput, *n, o->conf_level);
+	more = r == 0 && *n < o->iter_max &&
+	       (*n < o->iter_min || width < 0 || width > o->conf_width);
+	if (r == 0) {
+		m.f[N_MORE] = more;
+		ctl_send(c->ctl, &m);
+	}
+	if (more) {
+		if (!o->quiet)
+			fprintf(stderr, "netstage client: test %d: throughput "
+				"%.2f, %d%% interval %.1f%% of the mean\n", *n,
+				tput[*n - 1], o->conf_level, width);
+	} else {
+		if (r == 0 && o->iter_max > 1)
+			confidence_kv(c, tput, *n, width);
+		*rc = side_conclude(&c->side, r, c->err);
+	}
+	if (c->ctl >= 0)
+		close(c->ctl);
+	c->ctl = -1;
+	side_free(&c->side);
+	return more;
+}
+
 int client_run(struct options *o, const struct workload *wl)
 {
 	struct client *c = xcalloc(1, sizeof(*c));
-	int rc;
+	double tput[30];
+	int rc = 0, n = 0;
 
 	c->o = o;
 	c->wl = wl;
 	c->ctl = -1;
-	if (side_init(&c->side, o, wl, 1, c->err, sizeof(c->err))) {
-		log_err("%s", c->err);
-		free(c);
-		return EXIT_RUNTIME;
-	}
-	rc = side_conclude(&c->side, run(c), c->err);
-	if (c->ctl >= 0)
-		close(c->ctl);
-	side_free(&c->side);
+	while (one_test(c, tput, &n, &rc))
+		;
 	free(c);
 	return rc;
 }

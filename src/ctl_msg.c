@@ -9,6 +9,7 @@ static const int nfields[CTL_TYPE_END] = {
 	[CTL_START] = 0,
 	[CTL_STOP] = R_NFIELDS,
 	[CTL_RESULT] = R_NFIELDS,
+	[CTL_NEXT] = N_NFIELDS,
 };
 
 int ctl_nfields(unsigned int type)

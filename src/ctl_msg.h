@@ -9,7 +9,8 @@
  *
  * Conversation: client HELLO -> server ACK (status, data port, text)
  * -> client opens the data flows -> server READY -> client START ...
- * client STOP (its counts) -> server RESULT (its counts).
+ * client STOP (its counts) -> server RESULT (its counts) -> client NEXT
+ * (whether another test follows, for --iterations).
  */
 #ifndef NETSTAGE_CTL_MSG_H
 #define NETSTAGE_CTL_MSG_H
@@ -31,6 +32,7 @@ enum ctl_type {
 	CTL_START,
 	CTL_STOP,
 	CTL_RESULT,
+	CTL_NEXT,	/* client, after RESULT: N_MORE, another test follows */
 	CTL_TYPE_END,
 };
 
@@ -52,6 +54,8 @@ enum { HF_CLIENT_READS = 1, HF_CLIENT_WRITES = 2 };
 
 /* ACK fields, then a text explaining a non-zero status. */
 enum { A_STATUS, A_DATA_PORT, A_NFIELDS };
+
+enum { N_MORE, N_NFIELDS };
 
 /*
  * STOP and RESULT: one side's totals, its machine's CPU utilisation in

@@ -26,6 +26,8 @@ enum opt_type {
 	T_DELAY,	/* duration: ns, or with ns/us/ms/s suffix */
 	T_TRACE,	/* optional argument: records */
 	T_RATE,		/* double >= 0 */
+	T_ITER,		/* MIN,MAX into two ints */
+	T_CONF,		/* LEVEL,WIDTH into an int and a double */
 };
 
 struct opt_def {
@@ -100,6 +102,10 @@ static const struct opt_def defs[] = {
 	  "print only these result keys (comma-separated), no options" },
 	{ "output_format", 0, T_STR, O(output_format), W_ALL, "kv", 0, 0,
 	  "format of -o: kv, csv or human" },
+	{ "iterations", 'i', T_ITER, O(iter_min), W_ALL, "1,1", 0, 0,
+	  "MIN,MAX: repeat the test until --confidence is met (netperf -i)" },
+	{ "confidence", 0, T_CONF, O(conf_level), W_ALL, "99,5", 0, 0,
+	  "LEVEL,WIDTH: 95 or 99, interval width in % of the mean (netperf -I)" },
 	{ "quiet", 'q', T_BOOL, O(quiet), W_ALL, NULL, 0, 0,
 	  "no progress line per interval on stderr" },
 	{ "local", 0, T_BOOL, O(local), W_ALL, NULL, 0, 0,
@@ -313,6 +319,31 @@ static int set_value(struct options *o, const struct opt_def *d,
 				    "'%s' is neither 'records' nor 'hist'", arg);
 		*FIELD(o, d, int) = arg && !strcmp(arg, "hist") ? 2 : 1;
 		return 0;
+	case T_ITER: {
+		int a, b, n = 0;
+
+		if (sscanf(arg, "%d,%d%n", &a, &b, &n) != 2 || arg[n] ||
+		    a < 1 || b < a || b > 30)
+			return fail(err, len, d,
+				    "'%s' is not MIN,MAX with 1 <= MIN <= MAX <= 30",
+				    arg);
+		o->iter_min = a;
+		o->iter_max = b;
+		return 0;
+	}
+	case T_CONF: {
+		int lvl, n = 0;
+		double wd;
+
+		if (sscanf(arg, "%d,%lf%n", &lvl, &wd, &n) != 2 || arg[n] ||
+		    (lvl != 95 && lvl != 99) || !(wd > 0) || wd > 100)
+			return fail(err, len, d,
+				    "'%s' is not LEVEL,WIDTH with LEVEL 95 or 99 and 0 < WIDTH <= 100",
+				    arg);
+		o->conf_level = lvl;
+		o->conf_width = wd;
+		return 0;
+	}
 	case T_RATE:
 		errno = 0;
 		v = strtod(arg, &end);
@@ -561,6 +592,14 @@ static void dump_one(const struct options *o, const struct opt_def *d,
 	case T_TRACE:
 		kv_str(out, d->name, (const char *[]){ "off", "records",
 			   "hist" }[*FIELD(o, d, int)]);
+		break;
+	case T_ITER:
+		snprintf(buf, sizeof(buf), "%d,%d", o->iter_min, o->iter_max);
+		kv_str(out, d->name, buf);
+		break;
+	case T_CONF:
+		snprintf(buf, sizeof(buf), "%d,%g", o->conf_level, o->conf_width);
+		kv_str(out, d->name, buf);
 		break;
 	case T_IOMODE:
 		kv_str(out, d->name, *FIELD(o, d, enum io_mode) == IO_BLOCKING ?

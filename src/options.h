@@ -78,6 +78,9 @@ struct options {
 	int rr_timeout;		/* udp_rr: ms before a request is lost */
 	int burst;		/* tcp_rr: requests outstanding per flow */
 	double rate;		/* tcp_rr open loop: requests/s, all flows */
+	int iter_min, iter_max;	/* --iterations */
+	int conf_level;		/* --confidence: 95 or 99 */
+	double conf_width;	/* --confidence: interval width, % of mean */
 	char *arrival;		/* poisson or uniform */
 	/* tracing (rr) */
 	int trace;		/* 0 off, 1 records, 2 hist */

@@ -34,6 +34,7 @@ struct server {
 	int nclients;
 	int total_flows;
 	uint32_t hello_flags;
+	int invalid_total;	/* dropped control connections, all tests */
 	char err[256];
 };
 
@@ -226,13 +227,8 @@ static int open_listeners(struct server *sv)
 	if (sv->ctl_listen < 0)
 		return -1;
 	sv->data_port = o->port;
-	if (sv->wl->socktype == SOCK_DGRAM) {
-		if (open_udp_flows(sv))
-			return -1;
-	} else if (sv->wl->accepts_per_worker) {
-		if (open_crr_listeners(sv))
-			return -1;
-	} else {
+	/* UDP and tcp_crr sockets belong to each test: see serve(). */
+	if (sv->wl->socktype == SOCK_STREAM && !sv->wl->accepts_per_worker) {
 		sv->data_listen = net_listen(o, SOCK_STREAM, o->port, 0,
 					     sv->err, sizeof(sv->err));
 		if (sv->data_listen < 0)
@@ -332,7 +328,10 @@ static int serve(struct server *sv)
 	struct side *s = &sv->side;
 	int failed;
 
-	if (open_listeners(sv) || wait_clients(sv))
+	if (wait_clients(sv))
+		return -1;
+	if (sv->wl->socktype == SOCK_DGRAM ? open_udp_flows(sv) :
+	    sv->wl->accepts_per_worker ? open_crr_listeners(sv) : 0)
 		return -1;
 	/* A client that reads gets the server writing back to it. */
 	s->rs.do_write = sv->o->enable_write ||
@@ -356,27 +355,66 @@ static int serve(struct server *sv)
 	return failed ? 1 : 0;
 }
 
+/* After RESULT: does any client want another test (--iterations)? */
+static int another_test(struct server *sv)
+{
+	struct ctl_msg m;
+	int i, more = 0;
+
+	for (i = 0; i < sv->nclients; i++)
+		if (!ctl_expect(sv->ctl[i], CTL_NEXT, &m, SETUP_TIMEOUT_MS) &&
+		    m.f[N_MORE])
+			more = 1;
+	return more;
+}
+
+/* One test; 1 if a client asked for another. Results only at the last. */
+static int one_test(struct server *sv, int *rc)
+{
+	int r, more, i, invalid = sv->invalid_total;
+
+	if (side_init(&sv->side, sv->o, sv->wl, 0, sv->err,
+		      sizeof(sv->err))) {
+		log_err("%s", sv->err);
+		*rc = EXIT_RUNTIME;
+		return 0;
+	}
+	sv->side.res.invalid_secret_count = invalid;
+	r = serve(sv);
+	more = r == 0 && another_test(sv);
+	if (more)
+		log_info("a client asked for another test");
+	else
+		*rc = side_conclude(&sv->side, r, sv->err);
+	sv->invalid_total = sv->side.res.invalid_secret_count;
+	for (i = 0; i < sv->nclients; i++)
+		close(sv->ctl[i]);
+	sv->nclients = 0;
+	sv->total_flows = 0;
+	sv->hello_flags = 0;
+	side_free(&sv->side);
+	return more;
+}
+
 int server_run(struct options *o, const struct workload *wl)
 {
 	struct server *sv = xcalloc(1, sizeof(*sv));
-	int rc, i;
+	int rc = 0;
 
 	sv->o = o;
 	sv->wl = wl;
 	sv->ctl_listen = sv->data_listen = -1;
-	if (side_init(&sv->side, o, wl, 0, sv->err, sizeof(sv->err))) {
+	if (open_listeners(sv)) {
 		log_err("%s", sv->err);
-		free(sv);
-		return EXIT_RUNTIME;
+		rc = EXIT_RUNTIME;
+	} else {
+		while (one_test(sv, &rc))
+			;
 	}
-	rc = side_conclude(&sv->side, serve(sv), sv->err);
-	for (i = 0; i < sv->nclients; i++)
-		close(sv->ctl[i]);
 	if (sv->ctl_listen >= 0)
 		close(sv->ctl_listen);
 	if (sv->data_listen >= 0)
 		close(sv->data_listen);
-	side_free(&sv->side);
 	free(sv);
 	return rc;
 }

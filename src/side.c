@@ -155,6 +155,8 @@ int side_finish(struct side *s)
 
 	s->res.trace_off = s->trace_off;
 	report_kv(&s->res, &s->rs, &results);
+	for (size_t i = 0; i < s->extra.n; i++)
+		kv_str(&results, s->extra.v[i].key, s->extra.v[i].text);
 	if (s->o->rate > 0 && s->rs.is_client && s->res.behind)
 		log_err("--rate: the client could not keep up: %llu of the "
 			"scheduled requests were never sent (%d in flight per "
@@ -209,6 +211,7 @@ void side_free(struct side *s)
 	out_abort(&s->samples);
 	out_abort(&s->json);
 	out_abort(&s->trace_records);
+	kv_free(&s->extra);
 	workers_free(s->workers, s->nworkers);
 	for (i = 0; i < s->nflows; i++)
 		flow_free(s->flows[i]);

@@ -27,6 +27,7 @@ struct side {
 	struct out_file json;
 	struct out_file trace_records;
 	char trace_off[256];	/* --trace asked, and why it is off */
+	struct kv_list extra;	/* keys the caller adds after the results */
 };
 
 /* Set by SIGINT/SIGTERM: the test ends early and still reports. */

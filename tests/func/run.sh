@@ -281,6 +281,31 @@ PY
 	done
 }
 
+t_iterations_until_confident() {
+	# A wide interval: met after 2 or 3 tests.
+	ns tcp_rr --local -l 1 -q -i 2,3 --confidence 99,60 > out 2> err
+	n=$(key out client.iterations_run)
+	[ "$n" = 2 ] || [ "$n" = 3 ] || fail "iterations_run=$n"
+	python3 - out <<'PY'
+import sys
+kv = dict(l.rstrip("\n").split("=", 1) for l in open(sys.argv[1]))
+w = float(kv["client.confidence_width_percent"])
+assert kv["client.confidence_met"] == ("1" if w <= 60 else "0"), kv
+assert float(kv["client.throughput_mean"]) > 0
+PY
+	# Each side prints its results once, for the last test.
+	expect_eq "$(grep -c '^client.num_transactions=' out)" 1 "client results"
+	expect_eq "$(grep -c '^server.num_transactions=' out)" 1 "server results"
+	# A server serves as many tests as its client asks for, -i or not.
+	start_server tcp_rr
+	ns tcp_rr -c -H 127.0.0.1 -C "$CPORT" -l 1 -q -i 3,3 > cli.out
+	wait "$SRV_PID"
+	expect_eq "$(key cli.out iterations_run)" 3 "tests run"
+	expect_eq "$(grep -c '^num_transactions=' "$SRV_OUT")" 1 "server results"
+	expect_usage_error "is not MIN,MAX" tcp_rr -i 5,3
+	expect_usage_error "LEVEL 95 or 99" tcp_rr --confidence 90,5
+}
+
 t_json_document_matches_key_values() {
 	ns tcp_rr --local -l 2 -q --json run.json --percentiles=95 > out
 	python3 - run.json out <<'EOF'
