@@ -182,35 +182,24 @@ static int accept_flows(struct server *sv)
 	return 0;
 }
 
-/* UDP: one socket per thread on the data port, shared by SO_REUSEPORT. */
-static int open_udp_flows(struct server *sv)
+/*
+ * Sockets of their own for each worker, sharing the data port by
+ * SO_REUSEPORT: a UDP socket, or a tcp_crr listener (non-blocking, so
+ * a worker accepts until EAGAIN and never blocks).
+ */
+static int open_per_worker(struct server *sv, int socktype)
 {
 	int i, fd;
 
 	for (i = 0; i < sv->o->num_threads; i++) {
-		fd = net_listen(sv->o, SOCK_DGRAM, sv->data_port, 1, sv->err,
+		fd = net_listen(sv->o, socktype, sv->data_port, 1, sv->err,
 				sizeof(sv->err));
 		if (fd < 0 || setup_data_socket(sv, fd, i))
 			return -1;
-		if (!i)
-			sv->data_port = net_local_port(fd);
-	}
-	return 0;
-}
-
-/* tcp_crr: a listener per worker on the data port (SO_REUSEPORT). */
-static int open_crr_listeners(struct server *sv)
-{
-	int i, fd;
-
-	for (i = 0; i < sv->o->num_threads; i++) {
-		fd = net_listen(sv->o, SOCK_STREAM, sv->data_port, 1, sv->err,
-				sizeof(sv->err));
-		if (fd < 0 || setup_data_socket(sv, fd, i))
-			return -1;
-		sv->side.flows[sv->side.nflows - 1]->listener = 1;
-		/* Accept until EAGAIN: never block the worker. */
-		net_set_nonblock(fd, 1);
+		if (socktype == SOCK_STREAM) {
+			sv->side.flows[sv->side.nflows - 1]->listener = 1;
+			net_set_nonblock(fd, 1);
+		}
 		if (!i)
 			sv->data_port = net_local_port(fd);
 	}
@@ -330,8 +319,8 @@ static int serve(struct server *sv)
 
 	if (wait_clients(sv))
 		return -1;
-	if (sv->wl->socktype == SOCK_DGRAM ? open_udp_flows(sv) :
-	    sv->wl->accepts_per_worker ? open_crr_listeners(sv) : 0)
+	if ((sv->wl->socktype == SOCK_DGRAM || sv->wl->accepts_per_worker) &&
+	    open_per_worker(sv, sv->wl->socktype))
 		return -1;
 	/* A client that reads gets the server writing back to it. */
 	s->rs.do_write = sv->o->enable_write ||

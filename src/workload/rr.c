@@ -202,28 +202,40 @@ static void message_received(struct worker *w, struct flow *f)
 	rr_begin_send(w, f, now);
 }
 
+enum { READ_FAILED = -1, READ_NOTHING, READ_PART, READ_WHOLE };
+
+/* Read once toward the inbound message; READ_FAILED closed the flow. */
+static int read_chunk(struct worker *w, struct flow *f)
+{
+	size_t size = rx_size(w);
+	ssize_t r;
+
+	do
+		r = rr_recv(w, f, chunk(w, size - f->off));
+	while (r < 0 && errno == EINTR);
+	if (r < 0 && errno == EAGAIN)
+		return READ_NOTHING;
+	if (r <= 0) {
+		flow_failed(w, f, r ? errno : ECONNRESET);
+		return -1;
+	}
+	take_seq(w, f, f->off, r);
+	f->off += r;
+	f->bytes_read += r;
+	return f->off == size ? READ_WHOLE : READ_PART;
+}
+
 static void on_readable(struct worker *w, struct flow *f)
 {
-	int edge = w->rs->o->edge_trigger;
-	size_t size = rx_size(w);
+	int edge = w->rs->o->edge_trigger, rc;
 
 	if (f->off == 0)
 		f->t_epoll = w->t_epoll;
 	while (f->open && f->state == RR_RECEIVING) {
-		ssize_t r = rr_recv(w, f, chunk(w, size - f->off));
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0 && errno == EAGAIN)
+		rc = read_chunk(w, f);
+		if (rc <= READ_NOTHING)
 			return;
-		if (r <= 0) {
-			flow_failed(w, f, r ? errno : ECONNRESET);
-			return;
-		}
-		take_seq(w, f, f->off, r);
-		f->off += r;
-		f->bytes_read += r;
-		if (f->off == size)
+		if (rc == READ_WHOLE)
 			message_received(w, f);
 		if (!edge)
 			return;
@@ -282,24 +294,15 @@ static void burst_pump(struct worker *w, struct flow *f)
 static void burst_read(struct worker *w, struct flow *f)
 {
 	int edge = w->rs->o->edge_trigger, n = ring_size(w);
-	size_t size = rx_size(w);
+	int rc;
 
 	while (f->open) {
-		ssize_t r = recv(f->fd, w->buf, chunk(w, size - f->off), 0);
 		uint64_t now;
 
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0 && errno == EAGAIN)
+		rc = read_chunk(w, f);
+		if (rc <= READ_NOTHING)
 			return;
-		if (r <= 0) {
-			flow_failed(w, f, r ? errno : ECONNRESET);
-			return;
-		}
-		take_seq(w, f, f->off, r);
-		f->off += r;
-		f->bytes_read += r;
-		if (f->off == size) {
+		if (rc == READ_WHOLE) {
 			now = now_ns();
 			f->seq_recv++;
 			if (f->seq_in != seq_trunc(w, f->seq_recv))

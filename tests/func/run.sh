@@ -140,6 +140,11 @@ t_tcp_rr_io_modes() {
 	check_rr_counts out 2
 	ns tcp_rr --local -l 1 -q -F 3 -E > out
 	check_rr_counts out 3
+	# Edge-triggered, messages of many reads: each read to EAGAIN.
+	ns tcp_rr --local -l 1 -q -E -Q 100000 -R 300000 -B 4096 > out
+	check_rr_counts out 1
+	ns tcp_rr --local -l 1 -q -E --burst 4 -Q 20000 -R 70000 -B 8192 > out
+	check_rr_counts out 1 4
 	ns tcp_rr --local -l 1 -q --nonblocking > out
 	check_rr_counts out 1
 	expect_eq "$(key out client.io_mode)" epoll "io_mode key"
