@@ -6,7 +6,7 @@ set -e
 
 BUILD="make gcc libc6-dev pkg-config libcmocka-dev"
 # Tracing: clang builds the BPF object, bpftool its skeleton, libbpf loads it.
-BPF="clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev"
+BPF="clang bpftool libbpf-dev libelf-dev zlib1g-dev"
 # Test tools: python3 parses the CSV and JSON outputs; iproute2 gives ss
 # and ip netns; nftables drops a known share of packets in a test netns.
 TEST="python3 iproute2 procps nftables"
