@@ -1,3 +1,4 @@
+#include <pthread.h>
 #include <string.h>
 
 #include "merge.h"
@@ -21,18 +22,15 @@ static const struct {
 #undef DEF
 
 static struct stage_def by_side[2][NS_MAX_STAGES];
-static int nby_side[2] = { -1, -1 };
+static int nby_side[2];
 static struct stage_def kby_side[2][NS_MAX_KSTAGES];
 static int nkby_side[2];
+static pthread_once_t indexed = PTHREAD_ONCE_INIT;
 
-/* Split NS_STAGES by side once; the list is static, so races are benign. */
-static void index_stages(void)
+static void build_index(void)
 {
 	size_t i;
 
-	if (nby_side[0] >= 0)
-		return;
-	nby_side[0] = nby_side[1] = 0;
 	for (i = 0; i < sizeof(all_stages) / sizeof(all_stages[0]); i++) {
 		int s = all_stages[i].side;
 
@@ -43,6 +41,15 @@ static void index_stages(void)
 
 		kby_side[s][nkby_side[s]++] = all_kstages[i].def;
 	}
+}
+
+/*
+ * Split the stage lists by side, once: every worker thread asks, and two
+ * building the tables at once overran them (UBSan caught it).
+ */
+static void index_stages(void)
+{
+	pthread_once(&indexed, build_index);
 }
 
 int kstage_count(enum ns_side side)
