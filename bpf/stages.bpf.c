@@ -396,27 +396,38 @@ int BPF_PROG(sk_data_ready, const struct sock *sk)
 	return 0;
 }
 
-SEC("tp_btf/sock_recv_length")
-int BPF_PROG(sock_recv_length, struct sock *sk, int ret, int flags)
+/*
+ * A recv (rx) or send of ret bytes on the socket. The call that brings
+ * the message to its size stamps RECV_RET or SEND_RET, and ends the
+ * transaction of the side whose last call it is: a client's with the
+ * response received, a server's with the response sent.
+ */
+static __always_inline int message_part(struct sock *sk, int ret, int rx)
 {
-	struct ns_sk *st;
-	__u32 side;
+	struct ns_sk *st = lookup(sk);
+	__u32 side, *bytes, size;
 
-	if (ret <= 0 || (flags & MSG_PEEK))
-		return 0;
-	st = lookup(sk);
 	if (!st)
 		return 0;
 	side = st->side & 1;
-	st->rx_bytes += ret;
-	if (st->rx_bytes < rx_size[side])
+	bytes = rx ? &st->rx_bytes : &st->tx_bytes;
+	size = rx ? rx_size[side] : tx_size[side];
+	*bytes += ret;
+	if (*bytes < size)
 		return 0;
-	st->rx_bytes = 0;
-	st->t[NS_B_RECV_RET] = bpf_ktime_get_ns();
-	/* A client's transaction ends with the response received. */
-	if (side == NS_CLIENT)
+	*bytes = 0;
+	st->t[rx ? NS_B_RECV_RET : NS_B_SEND_RET] = bpf_ktime_get_ns();
+	if (side == (rx ? NS_CLIENT : NS_SERVER))
 		emit(st);
 	return 0;
+}
+
+SEC("tp_btf/sock_recv_length")
+int BPF_PROG(sock_recv_length, struct sock *sk, int ret, int flags)
+{
+	if (ret <= 0 || (flags & MSG_PEEK))
+		return 0;
+	return message_part(sk, ret, 1);
 }
 
 SEC("tp_btf/tcp_sendmsg_locked")
@@ -461,22 +472,5 @@ int BPF_PROG(dev_hard_start_xmit, struct sk_buff *first)
 SEC("tp_btf/sock_send_length")
 int BPF_PROG(sock_send_length, struct sock *sk, int ret, int flags)
 {
-	struct ns_sk *st;
-	__u32 side;
-
-	if (ret <= 0)
-		return 0;
-	st = lookup(sk);
-	if (!st)
-		return 0;
-	side = st->side & 1;
-	st->tx_bytes += ret;
-	if (st->tx_bytes < tx_size[side])
-		return 0;
-	st->tx_bytes = 0;
-	st->t[NS_B_SEND_RET] = bpf_ktime_get_ns();
-	/* A server's transaction ends with the response sent. */
-	if (side == NS_SERVER)
-		emit(st);
-	return 0;
+	return ret > 0 ? message_part(sk, ret, 0) : 0;
 }

@@ -214,7 +214,7 @@ static void epoll_loop(struct worker *w)
 {
 	int max = w->rs->o->maxevents, i, n, efd_armed = 1;
 	struct epoll_event *ev = xcalloc(max, sizeof(*ev));
-	uint64_t deadline = 0;
+	uint64_t deadline = 0, now;
 
 	for (i = 0; i < w->nflows; i++)
 		w->rs->wl->start(w, w->flows[i]);
@@ -244,10 +244,13 @@ static void epoll_loop(struct worker *w)
 		}
 		if (w->rs->wl->accepts_per_worker)
 			reap(w);
-		if (w->rs->wl->tick && !worker_stopping(w))
-			deadline = w->rs->wl->tick(w, now_ns());
-		if (!worker_stopping(w))
-			worker_maybe_snapshot(w, now_ns());
+		if (worker_stopping(w))
+			continue;
+		/* One clock read serves the engine's deadlines and the snapshot. */
+		now = now_ns();
+		if (w->rs->wl->tick)
+			deadline = w->rs->wl->tick(w, now);
+		worker_maybe_snapshot(w, now);
 	}
 	free(ev);
 }

@@ -15,6 +15,7 @@
 #include "../trace/collect.h"
 #include "../tstamp.h"
 #include "../worker.h"
+#include "seq.h"
 
 enum { RR_SENDING = 1, RR_RECEIVING };
 
@@ -63,44 +64,26 @@ static void flow_failed(struct worker *w, struct flow *f, int err)
 	worker_flow_closed(w, f);
 }
 
-/*
- * Sequence numbers: a client request carries one in its first
- * min(8, request, response size) bytes, little-endian; the server
- * echoes the request's in its response, so the client can tell that
- * each response answers the request it takes it for.
- */
+/* Sequence numbers (seq.h) as this side's message sizes allow. */
 static size_t seq_len(const struct worker *w)
 {
-	size_t n = w->rs->request_size < w->rs->response_size ?
-		   w->rs->request_size : w->rs->response_size;
-
-	return n < 8 ? n : 8;
+	return seq_width(w->rs->request_size, w->rs->response_size);
 }
 
-static uint64_t seq_trunc(const struct worker *w, uint64_t seq)
+static int answers(const struct worker *w, const struct flow *f,
+		   uint64_t seq)
 {
-	size_t n = seq_len(w);
-
-	return n >= 8 ? seq : seq & ((1ULL << (8 * n)) - 1);
+	return f->seq_in == seq_trunc(seq, seq_len(w));
 }
 
 static void put_seq(struct worker *w, uint64_t seq)
 {
-	size_t i;
-
-	for (i = 0; i < seq_len(w); i++)
-		w->buf[i] = (char)(seq >> (8 * i));
+	seq_put(w->buf, seq_len(w), seq);
 }
 
-/* The sequence bytes among r bytes just read at message offset off. */
 static void take_seq(struct worker *w, struct flow *f, size_t off, size_t r)
 {
-	size_t i, n = seq_len(w);
-
-	if (off == 0)
-		f->seq_in = 0;
-	for (i = off; i < n && i < off + r; i++)
-		f->seq_in |= (uint64_t)(uint8_t)w->buf[i - off] << (8 * i);
+	seq_take(&f->seq_in, seq_len(w), w->buf, off, r);
 }
 
 /* 1: message sent; 0: would block; -errno: failed. *off is progress. */
@@ -188,7 +171,7 @@ static void message_received(struct worker *w, struct flow *f)
 		now = now_ns();
 		hist_add(f->lat, now - f->t_send);
 		f->transactions++;
-		if (f->seq_in != seq_trunc(w, f->seq_out))
+		if (!answers(w, f, f->seq_out))
 			f->mismatched++;
 		if (w->tw)
 			traced(w, f, now);
@@ -242,13 +225,6 @@ static void on_readable(struct worker *w, struct flow *f)
 	}
 }
 
-/*
- * --burst N: the client keeps N requests outstanding. TCP keeps them in
- * order, so responses come back in the order of their requests, and
- * each one's echoed sequence number checks that. Sends and receives
- * interleave: a request can be half written (soff) while responses are
- * read (off).
- */
 /* --rate: requests one flow may have queued or in flight at most. */
 #define OPEN_INFLIGHT 4096
 
@@ -265,6 +241,13 @@ static int ring_size(const struct worker *w)
 
 static void continue_open(struct worker *w, struct flow *f);
 
+/*
+ * --burst N (and --rate): the client keeps several requests outstanding.
+ * TCP keeps them in order, so responses come back in the order of their
+ * requests, and each one's echoed sequence number checks that. Sends
+ * and receives interleave: a request can be half written (soff) while
+ * responses are read (off).
+ */
 static void burst_pump(struct worker *w, struct flow *f)
 {
 	int rc, n = ring_size(w);
@@ -305,7 +288,7 @@ static void burst_read(struct worker *w, struct flow *f)
 		if (rc == READ_WHOLE) {
 			now = now_ns();
 			f->seq_recv++;
-			if (f->seq_in != seq_trunc(w, f->seq_recv))
+			if (!answers(w, f, f->seq_recv))
 				f->mismatched++;
 			f->transactions++;
 			f->off = 0;
@@ -445,22 +428,16 @@ void rr_event(struct worker *w, struct flow *f, uint32_t events)
 		on_readable(w, f);
 }
 
-/* Blocking sockets: read the whole message; 1 done, 0 EOF, -errno. */
-static int recv_all(struct worker *w, struct flow *f, size_t size)
+/* Blocking sockets: 1 with the whole message read, 0 when the flow ended. */
+static int recv_all(struct worker *w, struct flow *f)
 {
-	f->off = 0;
-	while (f->off < size) {
-		ssize_t r = rr_recv(w, f, chunk(w, size - f->off));
+	int rc;
 
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return r ? -errno : 0;
-		take_seq(w, f, f->off, r);
-		f->off += r;
-		f->bytes_read += r;
-	}
-	return 1;
+	f->off = 0;
+	do
+		rc = read_chunk(w, f);
+	while (rc == READ_PART);
+	return rc == READ_WHOLE;
 }
 
 void rr_run_blocking(struct worker *w, struct flow *f)
@@ -480,12 +457,12 @@ void rr_run_blocking(struct worker *w, struct flow *f)
 			rc = send_rest(w, f, tx_size(w));
 			if (rc > 0) {
 				sent(w, f);
-				rc = recv_all(w, f, rx_size(w));
+				rc = recv_all(w, f);
 			}
-			if (rc > 0 && f->seq_in != seq_trunc(w, f->seq_out))
+			if (rc > 0 && !answers(w, f, f->seq_out))
 				f->mismatched++;
 		} else {
-			rc = recv_all(w, f, rx_size(w));
+			rc = recv_all(w, f);
 			f->off = 0;
 			if (w->tw)
 				f->t_send = now_ns();

@@ -13,6 +13,7 @@
 
 #include "../common.h"
 #include "../worker.h"
+#include "seq.h"
 
 enum { URR_WAITING = 1 };
 
@@ -21,33 +22,7 @@ enum { URR_WAITING = 1 };
 
 static size_t seq_bytes(const struct run_shared *rs)
 {
-	size_t n = rs->request_size < rs->response_size ? rs->request_size
-							: rs->response_size;
-
-	return n < 8 ? n : 8;
-}
-
-static void put_seq(uint8_t *p, size_t n, uint64_t seq)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		p[i] = seq >> (8 * i);
-}
-
-static uint64_t get_seq(const uint8_t *p, size_t n)
-{
-	uint64_t seq = 0;
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		seq |= (uint64_t)p[i] << (8 * i);
-	return seq;
-}
-
-static uint64_t truncated(uint64_t seq, size_t n)
-{
-	return n >= 8 ? seq : seq & ((1ULL << (8 * n)) - 1);
+	return seq_width(rs->request_size, rs->response_size);
 }
 
 static void send_request(struct worker *w, struct flow *f, uint64_t now)
@@ -56,7 +31,7 @@ static void send_request(struct worker *w, struct flow *f, uint64_t now)
 	ssize_t r;
 
 	f->seq_out++;
-	put_seq((uint8_t *)w->buf, seq_bytes(rs), f->seq_out);
+	seq_put(w->buf, seq_bytes(rs), f->seq_out);
 	f->t_send = now;
 	f->deadline = now + (uint64_t)rs->o->rr_timeout * 1000000;
 	f->state = URR_WAITING;
@@ -71,6 +46,7 @@ static void client_read(struct worker *w, struct flow *f)
 {
 	const struct run_shared *rs = w->rs;
 	size_t n = seq_bytes(rs);
+	uint64_t seq;
 	int i;
 
 	for (i = 0; i < BURST && f->open; i++) {
@@ -83,8 +59,9 @@ static void client_read(struct worker *w, struct flow *f)
 				w->errors++;	/* ICMP unreachable */
 			return;
 		}
+		seq_take(&seq, n, w->buf, 0, r);
 		if ((size_t)r != rs->response_size ||
-		    get_seq((uint8_t *)w->buf, n) != truncated(f->seq_out, n) ||
+		    seq != seq_trunc(f->seq_out, n) ||
 		    f->state != URR_WAITING) {
 			f->late++;
 			continue;

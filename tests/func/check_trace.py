@@ -5,13 +5,15 @@ docs/stages.md and against each other.
 usage: check_trace.py CLIENT_CSV [SERVER_CSV] [--results KEYVALUE_FILE]
 
 For every record of a side: its boundaries follow the side's stage chain
-in time order, and its stages add up exactly to its span (for the client,
-APP_DONE - APP_SEND: the latency its worker measured). Per flow, the
-sequence numbers only grow. With both sides (one host, one clock), the
+in time order (a record merged from the wrong kernel events shows up
+here), and its stage columns are those of consecutive boundaries. Per
+flow, the sequence numbers only grow. With both sides (one host, one clock), the
 server's whole transaction lies inside the client's `remote` stage of the
 same flow and sequence number. With --results, the client's records
 average to the latency_mean_us the worker reported from its own
-histogram, when every transaction was traced.
+histogram, when every transaction was traced: the stages add up to the
+latency the worker measured, checked against a figure the records did
+not make.
 """
 import csv
 import sys

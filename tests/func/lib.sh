@@ -75,6 +75,11 @@ run_test() {
 		FAILED_NAMES+=("$name")
 		echo "not ok - $name"
 		sed 's/^/    | /' "$TMP/$name.log" | tail -25
+		# netstage's own stderr, which the tests keep in files.
+		for e in "$TMP"/err "$TMP"/*.err; do
+			[ -s "$e" ] && grep -vE '^  ' "$e" | tail -5 |
+				sed "s|^|    $(basename "$e"): |"
+		done
 	fi
 }
 
