@@ -57,6 +57,7 @@ expect_gt() {
 run_test() {
 	local name=$1 rc
 
+	touch "$TMP/.started"
 	# Not in an if or && list: there bash would ignore set -e.
 	(
 		set -e
@@ -75,9 +76,10 @@ run_test() {
 		FAILED_NAMES+=("$name")
 		echo "not ok - $name"
 		sed 's/^/    | /' "$TMP/$name.log" | tail -25
-		# netstage's own stderr, which the tests keep in files.
-		for e in "$TMP"/err "$TMP"/*.err; do
-			[ -s "$e" ] && grep -vE '^  ' "$e" | tail -5 |
+		# netstage's own stderr, which this test kept in files.
+		find "$TMP" -maxdepth 1 \( -name err -o -name '*.err' \) \
+			-newer "$TMP/.started" -size +0 | while read -r e; do
+			grep -vE '^  ' "$e" | tail -5 |
 				sed "s|^|    $(basename "$e"): |"
 		done
 	fi

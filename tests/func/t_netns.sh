@@ -43,11 +43,12 @@ t_udp_rr_counts_a_known_share_of_loss() {
 	c=$(key cli.out num_transactions)
 	s=$(key srv.out num_transactions)
 	lost=$(key cli.out num_lost)
-	# Dropped requests never reached the server: it answered exactly
-	# what the client received, give or take the one in flight.
-	expect_le "$c" "$s" "client <= server"
-	expect_le "$s" $((c + 1)) "server <= client + 1"
-	expect_eq "$(key cli.out num_late)" 0 "late responses"
+	late=$(key cli.out num_late)
+	# Dropped requests never reached the server: it answered what the
+	# client received in time, plus what came too late (a response
+	# delayed past 10 ms by scheduling), give or take the one in flight.
+	expect_le $((c + late)) "$s" "client + late <= server"
+	expect_le "$s" $((c + late + 1)) "server <= client + late + 1"
 	expect_gt "$lost" 0 "lost requests"
 	# 10% of some hundreds of requests: within 5..15% (over 3 sigma).
 	pct=$(key cli.out loss_percent)
