@@ -16,7 +16,10 @@ BPFTOOL ?= $(shell command -v bpftool || echo /usr/sbin/bpftool)
 CFLAGS ?= -O2 -g
 CFLAGS += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter \
 	  -Wshadow -Wstrict-prototypes -MMD -MP -Ibpf -I$(BUILD)/bpf
-LDLIBS += -lbpf -lelf -lz -lpthread -lm
+LUA_CFLAGS := $(shell pkg-config --cflags lua5.3 2>/dev/null || echo -I/usr/include/lua5.3)
+LUA_LIBS := $(shell pkg-config --libs lua5.3 2>/dev/null || echo -llua5.3)
+CFLAGS += $(LUA_CFLAGS) -I$(BUILD)/lua
+LDLIBS += -lbpf -lelf -lz -lpthread -lm $(LUA_LIBS)
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) \
 	      -Ibpf -Wall
 
@@ -35,7 +38,7 @@ Q := @
 msg = @printf '  %-6s %s\n' $(1) $(2);
 endif
 
-SRCS := $(wildcard src/*.c src/workload/*.c src/trace/*.c)
+SRCS := $(wildcard src/*.c src/workload/*.c src/trace/*.c src/script/*.c)
 OBJS := $(SRCS:%.c=$(BUILD)/%.o)
 LIB_OBJS := $(filter-out $(BUILD)/src/main.o,$(OBJS))
 
@@ -61,6 +64,14 @@ $(BUILD)/bpf/stages.skel.h: $(BUILD)/bpf/stages.bpf.o
 	$(call msg,SKEL,$@)$(BPFTOOL) gen skeleton $< name stages_bpf > $@
 
 $(BUILD)/src/trace/tracer.o: $(BUILD)/bpf/stages.skel.h
+
+# The Lua prelude, as C string literals the engine includes.
+$(BUILD)/lua/prelude.inc: lua/prelude.lua
+	@mkdir -p $(@D)
+	$(call msg,GEN,$@)sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' \
+		-e 's/^/"/' -e 's/$$/\\n"/' $< > $@
+
+$(BUILD)/src/script/engine.o: $(BUILD)/lua/prelude.inc
 
 $(BUILD)/netstage: $(OBJS)
 	$(call msg,LINK,$@)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)

@@ -4,8 +4,8 @@
 # Runs as root, or through sudo when it is available.
 set -e
 
-BUILD="make gcc libc6-dev pkg-config libcmocka-dev"
-# Tracing: clang builds the BPF object, bpftool its skeleton, libbpf loads it.
+BUILD="make gcc libc6-dev pkg-config libcmocka-dev liblua5.3-dev"
+# liblua5.3-dev: --script. Tracing: clang builds the BPF object, bpftool its skeleton, libbpf loads it.
 BPF="clang bpftool libbpf-dev libelf-dev zlib1g-dev"
 # Test tools: python3 parses the CSV and JSON outputs; iproute2 gives ss
 # and ip netns; nftables drops a known share of packets in a test netns.

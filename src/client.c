@@ -17,6 +17,7 @@
 #include "control.h"
 #include "net.h"
 #include "run.h"
+#include "script/script.h"
 #include "side.h"
 
 #define CTL_TIMEOUT_MS 10000
@@ -42,7 +43,7 @@ static int hello(struct client *c)
 	if (net_resolve(o->host, o->control_port, net_family(o), &a, c->err,
 			sizeof(c->err)))
 		return -1;
-	c->ctl = net_connect(o, SOCK_STREAM, &a, CTL_TIMEOUT_MS, c->err,
+	c->ctl = net_connect(o, SOCK_STREAM, &a, CTL_TIMEOUT_MS, NULL, c->err,
 			     sizeof(c->err));
 	if (c->ctl < 0) {
 		char why[sizeof(c->err)];
@@ -89,6 +90,8 @@ static int open_flows(struct client *c)
 	int nonblock = c->wl->socktype == SOCK_DGRAM ||
 		       (o->io_mode != IO_BLOCKING &&
 			(o->nonblocking || o->edge_trigger || !c->wl->is_rr));
+	struct side_hook sh = { c->side.rs.script, HOOK_CLIENT_SOCKET, 0, 0 };
+	struct net_cb cb = { side_socket_hook, &sh };
 	int i, fd;
 
 	c->side.rs.data_addr = c->data;
@@ -98,8 +101,9 @@ static int open_flows(struct client *c)
 			side_add_flow(&c->side, flow_new(-1, i, 1));
 			continue;
 		}
+		sh.worker = i % o->num_threads;
 		fd = net_connect(o, c->wl->socktype, &c->data, CTL_TIMEOUT_MS,
-				 c->err, sizeof(c->err));
+				 sh.sc ? &cb : NULL, c->err, sizeof(c->err));
 		if (fd < 0)
 			return -1;
 		if (net_data_sockopts(o, fd, c->wl->socktype, c->err,
@@ -109,6 +113,7 @@ static int open_flows(struct client *c)
 			return -1;
 		}
 		side_add_flow(&c->side, flow_new(fd, i, c->wl->is_rr));
+		c->side.flows[i]->hooked = sh.sc != NULL;
 	}
 	return 0;
 }
@@ -123,7 +128,7 @@ static int wait_end(struct client *c)
 		uint64_t now = now_ns();
 
 		if (interrupted)
-			return c->side.res.error = "interrupted", -1;
+			return c->side.res.error = interrupted_why(), -1;
 		if (now >= end)
 			return 0;
 		if (poll(&p, 1, (end - now + 999999) / 1000000) > 0)

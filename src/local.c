@@ -17,6 +17,7 @@
 #include "common.h"
 #include "report.h"
 #include "run.h"
+#include "script/script.h"
 #include "side.h"
 
 #define SERVER_START_MS 10000
@@ -66,6 +67,12 @@ static void run_child(struct options *o, const struct workload *wl,
 	options_print(o, wl->name);
 	rc = server_run(o, wl);
 	fflush(stdout);
+	/* The script's run() is the parent's: the child says its own error. */
+	if (script_current() && script_error(script_current())) {
+		log_err("script error (server): %s",
+			script_error(script_current()));
+		rc = EXIT_RUNTIME;
+	}
 	_exit(rc);
 }
 

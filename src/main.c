@@ -12,6 +12,7 @@
 #include "options.h"
 #include "report.h"
 #include "run.h"
+#include "script/script.h"
 #include "side.h"
 #include "workload.h"
 
@@ -101,7 +102,7 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	log_enable_info(o.logtostderr);
-	rc = run(&o, wl);
+	rc = o.script ? script_main(&o, wl, run) : run(&o, wl);
 	options_free(&o);
 	return rc;
 }

@@ -63,8 +63,18 @@ static int sys_fail(int fd, char *err, size_t len, const char *what)
 	return -1;
 }
 
+static int call_cb(const struct net_cb *cb, int fd, const struct addr *a,
+		   int socktype, char *err, size_t len)
+{
+	if (!cb || !cb->fn(cb->arg, fd, a, socktype))
+		return 0;
+	snprintf(err, len, "a socket hook of the script failed");
+	close(fd);
+	return -1;
+}
+
 int net_listen(const struct options *o, int socktype, int port,
-	       int reuseport, char *err, size_t len)
+	       int reuseport, const struct net_cb *cb, char *err, size_t len)
 {
 	char where[80], what[120];
 	struct addr a;
@@ -75,6 +85,8 @@ int net_listen(const struct options *o, int socktype, int port,
 	fd = socket(a.ss.ss_family, socktype | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return sys_fail(-1, err, len, "socket");
+	if (call_cb(cb, fd, &a, socktype, err, len))
+		return -1;
 	if (a.ss.ss_family == AF_INET6 && !o->ipv6)
 		set_int(fd, IPPROTO_IPV6, IPV6_V6ONLY, 0);
 	/* The control socket always reuses: a rerun must not wait out TIME_WAIT. */
@@ -112,7 +124,8 @@ static int wait_connected(int fd, int timeout_ms)
 }
 
 int net_connect(const struct options *o, int socktype, const struct addr *a,
-		int timeout_ms, char *err, size_t len)
+		int timeout_ms, const struct net_cb *cb, char *err,
+		size_t len)
 {
 	char where[80], what[120];
 	struct addr local;
@@ -122,6 +135,8 @@ int net_connect(const struct options *o, int socktype, const struct addr *a,
 		    0);
 	if (fd < 0)
 		return sys_fail(-1, err, len, "socket");
+	if (call_cb(cb, fd, a, socktype, err, len))
+		return -1;
 	if (o->local_host) {
 		if (net_resolve(o->local_host, 0, a->ss.ss_family, &local, err,
 				len)) {

@@ -16,6 +16,16 @@ struct addr {
 int net_family(const struct options *o);
 
 /*
+ * Called right after socket(), before bind or connect, with the address
+ * the socket will have or reach (--script socket hooks). Non-zero fails
+ * the call.
+ */
+struct net_cb {
+	int (*fn)(void *arg, int fd, const struct addr *a, int socktype);
+	void *arg;
+};
+
+/*
  * Resolve host (NULL: the wildcard address) and port. The wildcard with
  * AF_UNSPEC is IPv6, made dual-stack by net_listen.
  */
@@ -27,11 +37,12 @@ int net_resolve(const char *host, int port, int family, struct addr *out,
  * reuseport makes several sockets share a port (one per server thread).
  */
 int net_listen(const struct options *o, int socktype, int port,
-	       int reuseport, char *err, size_t len);
+	       int reuseport, const struct net_cb *cb, char *err, size_t len);
 
 /* Connect, bounded by timeout_ms; the socket is left blocking. */
 int net_connect(const struct options *o, int socktype, const struct addr *a,
-		int timeout_ms, char *err, size_t len);
+		int timeout_ms, const struct net_cb *cb, char *err,
+		size_t len);
 
 /* Options every data socket gets: TCP_NODELAY (rr), pacing, RTO, SO_DEBUG. */
 int net_data_sockopts(const struct options *o, int fd, int socktype,

@@ -153,6 +153,8 @@ static const struct opt_def defs[] = {
 	  "100000", 0, 100000000, "transactions --trace-records keeps at most" },
 	{ "timestamping", 0, T_BOOL, O(timestamping), W_TCP_RR, NULL, 0, 0,
 	  "with --trace: add the kernel's SO_TIMESTAMPING software stamps to each record" },
+	{ "script", 'S', T_STR, O(script), W_ALL, NULL, 0, 0,
+	  "run the Lua script FILE: hooks, run(), analysis (docs/script-api.md)" },
 	{ "help", 'h', T_BOOL, O(help), W_ALL, NULL, 0, 0,
 	  "show this help" },
 };

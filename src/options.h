@@ -85,6 +85,7 @@ struct options {
 	/* tracing (rr) */
 	int trace;		/* 0 off, 1 records, 2 hist */
 	char *trace_records;	/* CSV of merged records, or NULL */
+	char *script;		/* --script: Lua file, or NULL */
 	int trace_max_records;
 	int timestamping;	/* SO_TIMESTAMPING stamps in the records */
 	/* stream */

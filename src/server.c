@@ -15,6 +15,7 @@
 #include "control.h"
 #include "net.h"
 #include "run.h"
+#include "script/script.h"
 #include "side.h"
 
 #define HELLO_TIMEOUT_MS 5000
@@ -35,6 +36,7 @@ struct server {
 	int total_flows;
 	uint32_t hello_flags;
 	int invalid_total;	/* dropped control connections, all tests */
+	struct side_hook hook;	/* --script: the data listener's hooks */
 	char err[256];
 };
 
@@ -124,7 +126,7 @@ static int wait_clients(struct server *sv)
 			continue;
 		if (fd < 0) {
 			snprintf(sv->err, sizeof(sv->err), "accept: %s",
-				 interrupted ? "interrupted" : strerror(errno));
+				 interrupted ? interrupted_why() : strerror(errno));
 			return -1;
 		}
 		if (greet(sv, fd)) {
@@ -191,11 +193,16 @@ static int open_per_worker(struct server *sv, int socktype)
 {
 	int i, fd;
 
+	struct side_hook sh = { sv->side.rs.script, HOOK_SERVER_SOCKET, 0, 0 };
+	struct net_cb cb = { side_socket_hook, &sh };
+
 	for (i = 0; i < sv->o->num_threads; i++) {
-		fd = net_listen(sv->o, socktype, sv->data_port, 1, sv->err,
-				sizeof(sv->err));
+		sh.worker = i;
+		fd = net_listen(sv->o, socktype, sv->data_port, 1,
+				sh.sc ? &cb : NULL, sv->err, sizeof(sv->err));
 		if (fd < 0 || setup_data_socket(sv, fd, i))
 			return -1;
+		sv->side.flows[sv->side.nflows - 1]->hooked = sh.sc != NULL;
 		if (socktype == SOCK_STREAM) {
 			sv->side.flows[sv->side.nflows - 1]->listener = 1;
 			net_set_nonblock(fd, 1);
@@ -210,8 +217,9 @@ static int open_listeners(struct server *sv)
 {
 	struct options *o = sv->o;
 	unsigned char port[2];
+	struct net_cb cb = { side_socket_hook, &sv->hook };
 
-	sv->ctl_listen = net_listen(o, SOCK_STREAM, o->control_port, 0,
+	sv->ctl_listen = net_listen(o, SOCK_STREAM, o->control_port, 0, NULL,
 				    sv->err, sizeof(sv->err));
 	if (sv->ctl_listen < 0)
 		return -1;
@@ -219,7 +227,8 @@ static int open_listeners(struct server *sv)
 	/* UDP and tcp_crr sockets belong to each test: see serve(). */
 	if (sv->wl->socktype == SOCK_STREAM && !sv->wl->accepts_per_worker) {
 		sv->data_listen = net_listen(o, SOCK_STREAM, o->port, 0,
-					     sv->err, sizeof(sv->err));
+					     sv->hook.sc ? &cb : NULL, sv->err,
+					     sizeof(sv->err));
 		if (sv->data_listen < 0)
 			return -1;
 		sv->data_port = net_local_port(sv->data_listen);
@@ -278,7 +287,7 @@ static int wait_stop(struct server *sv)
 		uint64_t now = now_ns();
 
 		if (interrupted)
-			return sv->side.res.error = "interrupted", -1;
+			return sv->side.res.error = interrupted_why(), -1;
 		if (now >= deadline)
 			return sv->side.res.error = "no stop from the client in time", -1;
 		if (poll(p, sv->nclients, (deadline - now) / 1000000 + 1) <= 0)
@@ -393,6 +402,9 @@ int server_run(struct options *o, const struct workload *wl)
 	sv->o = o;
 	sv->wl = wl;
 	sv->ctl_listen = sv->data_listen = -1;
+	/* The one listener's hooks run in every worker's state. */
+	sv->hook = (struct side_hook){ script_current(), HOOK_SERVER_SOCKET,
+				       -1, o->num_threads };
 	if (open_listeners(sv)) {
 		log_err("%s", sv->err);
 		rc = EXIT_RUNTIME;
@@ -402,8 +414,11 @@ int server_run(struct options *o, const struct workload *wl)
 	}
 	if (sv->ctl_listen >= 0)
 		close(sv->ctl_listen);
-	if (sv->data_listen >= 0)
+	if (sv->data_listen >= 0) {
+		sv->hook.hook = HOOK_SERVER_CLOSE;
+		side_close_hook(&sv->hook, sv->data_listen, SOCK_STREAM, NULL);
 		close(sv->data_listen);
+	}
 	free(sv);
 	return rc;
 }

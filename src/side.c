@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "script/script.h"
 #include "side.h"
 #include "trace/tracer.h"
 #include "tstamp.h"
@@ -15,7 +16,14 @@ volatile sig_atomic_t interrupted;
 static void on_signal(int sig)
 {
 	(void)sig;
-	interrupted = 1;
+	if (!interrupted)
+		interrupted = INTERRUPTED_SIGNAL;
+}
+
+const char *interrupted_why(void)
+{
+	return interrupted == INTERRUPTED_SCRIPT ? "stopped by a script error"
+						 : "interrupted";
 }
 
 void install_signal_handlers(void)
@@ -25,6 +33,7 @@ void install_signal_handlers(void)
 	/* No SA_RESTART: a blocking poll returns EINTR and sees the flag. */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGUSR1, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 }
 
@@ -44,6 +53,7 @@ int side_init(struct side *s, struct options *o, const struct workload *wl,
 	s->rs.interval_ns = (uint64_t)(o->interval * NSEC_PER_SEC);
 	s->rs.record_samples = o->all_samples != NULL;
 	s->res.is_client = is_client;
+	s->rs.script = script_current();
 	s->rs.stop_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (s->rs.stop_efd < 0) {
 		snprintf(err, len, "eventfd: %s", strerror(errno));
@@ -126,6 +136,7 @@ int side_start(struct side *s, char *err, size_t len)
 	sigemptyset(&block);
 	sigaddset(&block, SIGINT);
 	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGUSR1);
 	pthread_sigmask(SIG_BLOCK, &block, &old);
 	rc = workers_start(&s->workers, s->nworkers, &s->rs, s->flows,
 			   s->nflows, err, len);
@@ -164,6 +175,8 @@ int side_finish(struct side *s)
 			4096);
 	report_print(&results, s->o, stdout);
 	fflush(stdout);
+	if (s->rs.script)
+		script_keep_results(s->rs.script, s, &results);
 	if (s->rs.tracer)
 		trace_table(&s->res.trace, stderr,
 			    s->rs.is_client ? "client" : "server");
@@ -213,8 +226,20 @@ void side_free(struct side *s)
 	out_abort(&s->trace_records);
 	kv_free(&s->extra);
 	workers_free(s->workers, s->nworkers);
-	for (i = 0; i < s->nflows; i++)
-		flow_free(s->flows[i]);
+	for (i = 0; i < s->nflows; i++) {
+		struct flow *f = s->flows[i];
+		struct side_hook sh = {
+			s->rs.script, s->rs.is_client ? HOOK_CLIENT_CLOSE
+						      : HOOK_SERVER_CLOSE,
+			f->id % s->o->num_threads, 0
+		};
+
+		if (f->hooked && f->fd >= 0)
+			side_close_hook(&sh, f->fd, s->wl->socktype,
+					s->rs.is_client ? &s->rs.data_addr
+							: NULL);
+		flow_free(f);
+	}
 	free(s->flows);
 	if (s->rs.stop_efd > 0)
 		close(s->rs.stop_efd);
@@ -235,4 +260,32 @@ char *side_server_path(const char *path)
 	else
 		snprintf(out, n, "%.*s.server%s", (int)(dot - path), path, dot);
 	return out;
+}
+
+int side_socket_hook(void *arg, int fd, const struct addr *a, int socktype)
+{
+	const struct side_hook *sh = arg;
+	int i = sh->worker < 0 ? 0 : sh->worker;
+	int end = sh->worker < 0 ? sh->nworkers : sh->worker + 1;
+
+	for (; i < end; i++)
+		if (script_socket_hook(script_worker(sh->sc, i), sh->hook, fd,
+				       a, socktype))
+			return -1;
+	return 0;
+}
+
+void side_close_hook(const struct side_hook *sh, int fd, int socktype,
+		     const struct addr *a)
+{
+	struct addr local = { .len = sizeof(local.ss) };
+
+	if (!sh->sc)
+		return;
+	if (!a) {
+		if (getsockname(fd, (struct sockaddr *)&local.ss, &local.len))
+			local.len = 0;
+		a = &local;
+	}
+	side_socket_hook((void *)sh, fd, a, socktype);
 }

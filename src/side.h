@@ -8,6 +8,7 @@
 
 #include <signal.h>
 
+#include "net.h"
 #include "options.h"
 #include "report.h"
 #include "worker.h"
@@ -30,9 +31,28 @@ struct side {
 	struct kv_list extra;	/* keys the caller adds after the results */
 };
 
-/* Set by SIGINT/SIGTERM: the test ends early and still reports. */
+/*
+ * Set by SIGINT/SIGTERM, or by a failed script hook (which then raises
+ * SIGUSR1 to end the main thread's wait): the test ends early and
+ * still reports.
+ */
+enum { INTERRUPTED_SIGNAL = 1, INTERRUPTED_SCRIPT = 2 };
 extern volatile sig_atomic_t interrupted;
 void install_signal_handlers(void);
+/* Why the test was interrupted, for the error key. */
+const char *interrupted_why(void);
+
+/* --script socket hooks for a socket of worker `worker` (-1: all). */
+struct side_hook {
+	struct script *sc;
+	int hook;		/* enum hook */
+	int worker, nworkers;
+};
+/* A net_cb function: runs the hook in each of those workers' states. */
+int side_socket_hook(void *arg, int fd, const struct addr *a, int socktype);
+/* The close hook of fd (a: its address, NULL: its local one). */
+void side_close_hook(const struct side_hook *sh, int fd, int socktype,
+		     const struct addr *a);
 
 /* Opens the output files first, so a bad path fails before the test. */
 int side_init(struct side *s, struct options *o, const struct workload *wl,

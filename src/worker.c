@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "io.h"
+#include "script/script.h"
 #include "trace/collect.h"
 #include "worker.h"
 
@@ -239,8 +241,12 @@ static void epoll_loop(struct worker *w)
 				}
 				continue;
 			}
-			if (f->open)
-				w->rs->wl->event(w, f, ev[i].events);
+			if (!f->open)
+				continue;
+			if (w->phooks && !(ev[i].events =
+					   io_event(w, f->fd, ev[i].events)))
+				continue;
+			w->rs->wl->event(w, f, ev[i].events);
 		}
 		if (w->rs->wl->accepts_per_worker)
 			reap(w);
@@ -298,6 +304,11 @@ static int setup_worker(struct worker *w, struct run_shared *rs, char *err,
 
 	w->rs = rs;
 	w->epfd = -1;
+	w->ev_fd = -1;
+	if (rs->script) {
+		w->sw = script_worker(rs->script, w->id);
+		w->phooks = io_hooks_of(rs);
+	}
 	w->buf = xcalloc(1, rs->o->buffer_size > 65536 ? rs->o->buffer_size
 							: 65536);
 	hist_reset(&w->ilat);

@@ -20,6 +20,8 @@
 
 struct tracer;
 struct trace_worker;
+struct script;
+struct script_worker;
 
 /* What every worker of one side shares, read-only once started. */
 struct run_shared {
@@ -44,6 +46,7 @@ struct run_shared {
 	int64_t ts_offset;	/* CLOCK_REALTIME - CLOCK_MONOTONIC */
 	long trace_recs_per_worker;
 	int trace_hist;		/* --trace=hist: BPF keeps it all */
+	struct script *script;	/* --script: NULL when none */
 };
 
 /* One flow's figures over one interval, a row of samples.csv. */
@@ -89,6 +92,10 @@ struct worker {
 	uint64_t t_epoll;	/* --trace: when epoll_wait last returned */
 	uint64_t rng;		/* --rate: inter-arrival times */
 	struct trace_worker *tw;	/* --trace: this worker's share */
+	struct script_worker *sw;	/* --script: this worker's state */
+	unsigned int phooks;	/* IO_* bits of io.h: packet hooks */
+	int ev_fd;		/* packet hooks: the flow of the event... */
+	uint32_t ev;		/* ...and the readiness not used yet */
 };
 
 /* Start the side's workers: flow i goes to worker i % n. */

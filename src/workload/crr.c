@@ -13,6 +13,7 @@
 
 #include "../common.h"
 #include "../net.h"
+#include "../script/script.h"
 #include "../worker.h"
 
 enum { CRR_CONNECTING = 100 };
@@ -25,6 +26,9 @@ static void reconnect(struct worker *w, struct flow *f, uint64_t now)
 	int fd;
 
 	if (f->fd >= 0) {
+		if (w->sw)
+			script_socket_hook(w->sw, HOOK_CLIENT_CLOSE, f->fd,
+					   &rs->data_addr, SOCK_STREAM);
 		setsockopt(f->fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
 		close(f->fd);	/* also leaves the epoll set */
 		f->fd = -1;
@@ -35,7 +39,9 @@ static void reconnect(struct worker *w, struct flow *f, uint64_t now)
 	fd = socket(rs->data_addr.ss.ss_family,
 		    SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0 || net_data_sockopts(rs->o, fd, SOCK_STREAM, err,
-					sizeof(err))) {
+					sizeof(err)) ||
+	    (w->sw && script_socket_hook(w->sw, HOOK_CLIENT_SOCKET, fd,
+					 &rs->data_addr, SOCK_STREAM))) {
 		w->errors++;
 		if (fd >= 0)
 			close(fd);
@@ -43,6 +49,7 @@ static void reconnect(struct worker *w, struct flow *f, uint64_t now)
 		return;
 	}
 	f->fd = fd;
+	f->hooked = w->sw != NULL;
 	f->t_send = now;
 	f->state = CRR_CONNECTING;
 	if (connect(fd, (struct sockaddr *)&rs->data_addr.ss,

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "../common.h"
+#include "../io.h"
 #include "../trace/collect.h"
 #include "../tstamp.h"
 #include "../worker.h"
@@ -91,7 +92,7 @@ static int send_from(struct worker *w, struct flow *f, size_t *off,
 		     size_t size)
 {
 	while (*off < size) {
-		ssize_t r = send(f->fd, w->buf, chunk(w, size - *off),
+		ssize_t r = io_send(w, f->fd, w->buf, chunk(w, size - *off),
 				 MSG_NOSIGNAL);
 
 		if (r < 0 && errno == EINTR)
@@ -114,10 +115,10 @@ static int send_rest(struct worker *w, struct flow *f, size_t size)
 /* recv(), which for a message's first bytes also takes the RX stamp. */
 static ssize_t rr_recv(struct worker *w, struct flow *f, size_t len)
 {
-	if (w->rs->timestamping && f->off == 0)
+	if (w->rs->timestamping && f->off == 0 && !w->phooks)
 		return tstamp_recv(f->fd, w->buf, len, w->rs->ts_offset,
 				   &f->sw_rx);
-	return recv(f->fd, w->buf, len, 0);
+	return io_recv(w, f->fd, w->buf, len, 0);
 }
 
 static void sent(struct worker *w, struct flow *f)

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "../common.h"
+#include "../io.h"
 #include "../worker.h"
 
 static void flow_gone(struct worker *w, struct flow *f, int err)
@@ -40,7 +41,7 @@ static void read_some(struct worker *w, struct flow *f)
 	int i = 0;
 
 	do {
-		r = recv(f->fd, w->buf, len, MSG_DONTWAIT);
+		r = io_recv(w, f->fd, w->buf, len, MSG_DONTWAIT);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0 && errno == EAGAIN)
@@ -67,7 +68,8 @@ static void write_some(struct worker *w, struct flow *f)
 					       d % NSEC_PER_SEC };
 			nanosleep(&ts, NULL);
 		}
-		r = send(f->fd, w->buf, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+		r = io_send(w, f->fd, w->buf, len,
+			    MSG_DONTWAIT | MSG_NOSIGNAL);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0 && errno == EAGAIN)

@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 
 #include "../common.h"
+#include "../io.h"
 #include "../worker.h"
 #include "seq.h"
 
@@ -35,7 +36,7 @@ static void send_request(struct worker *w, struct flow *f, uint64_t now)
 	f->t_send = now;
 	f->deadline = now + (uint64_t)rs->o->rr_timeout * 1000000;
 	f->state = URR_WAITING;
-	r = send(f->fd, w->buf, rs->request_size, MSG_DONTWAIT);
+	r = io_send(w, f->fd, w->buf, rs->request_size, MSG_DONTWAIT);
 	if (r < 0)
 		w->errors++;	/* refused or full: it will time out */
 	else
@@ -50,7 +51,7 @@ static void client_read(struct worker *w, struct flow *f)
 	int i;
 
 	for (i = 0; i < BURST && f->open; i++) {
-		ssize_t r = recv(f->fd, w->buf, rs->o->buffer_size,
+		ssize_t r = io_recv(w, f->fd, w->buf, rs->o->buffer_size,
 				 MSG_DONTWAIT);
 		uint64_t now;
 
@@ -84,8 +85,8 @@ static void server_read(struct worker *w, struct flow *f)
 		struct sockaddr_storage peer;
 		socklen_t pl = sizeof(peer);
 		/* A whole datagram, whatever -B says: the buffer holds 64 KiB. */
-		ssize_t r = recvfrom(f->fd, w->buf, 65536, MSG_DONTWAIT,
-				     (struct sockaddr *)&peer, &pl);
+		ssize_t r = io_recvfrom(w, f->fd, w->buf, 65536, MSG_DONTWAIT,
+					&peer, &pl);
 
 		if (r < 0) {
 			if (errno != EAGAIN && errno != EINTR)
@@ -93,8 +94,8 @@ static void server_read(struct worker *w, struct flow *f)
 			return;
 		}
 		f->bytes_read += r;
-		r = sendto(f->fd, w->buf, rs->response_size, MSG_DONTWAIT,
-			   (struct sockaddr *)&peer, pl);
+		r = io_sendto(w, f->fd, w->buf, rs->response_size,
+			      MSG_DONTWAIT, (struct sockaddr *)&peer, pl);
 		if (r < 0) {
 			w->errors++;
 			continue;

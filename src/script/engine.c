@@ -1,0 +1,286 @@
+/*
+ * The main state: load the script, give it the hook registrations,
+ * collect() and run(), run it under a traceback handler, and report a
+ * failure once, naming the script and line.
+ */
+#include <lauxlib.h>
+#include <lualib.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../common.h"
+#include "../side.h"
+#include "copy.h"
+#include "engine.h"
+#include "results.h"
+
+#define SCRIPT_KEY "netstage.script"
+#define HOOKS_KEY "netstage.hooks"
+#define COLLECTS_KEY "netstage.collects"
+
+static const char prelude[] =
+#include "prelude.inc"
+	;
+
+static struct script *current;
+
+struct script *script_current(void)
+{
+	return current;
+}
+
+void script_detach(void)
+{
+	current = NULL;
+}
+
+static const char *const hook_names[HOOK_COUNT] = {
+	"client_socket", "server_socket", "client_close", "server_close",
+	"client_sendmsg", "server_sendmsg", "client_recvmsg",
+	"server_recvmsg", "client_recverr", "server_recverr",
+};
+
+const char *script_hook_name(enum hook h)
+{
+	return hook_names[h];
+}
+
+unsigned int script_hooks(const struct script *sc)
+{
+	return sc->hooks;
+}
+
+int script_failed(const struct script *sc)
+{
+	return atomic_load(&sc->failed);
+}
+
+const char *script_error(const struct script *sc)
+{
+	return script_failed(sc) ? sc->error : NULL;
+}
+
+int engine_traceback(lua_State *L)
+{
+	const char *msg = lua_tostring(L, 1);
+
+	if (!msg) {
+		if (luaL_callmeta(L, 1, "__tostring") &&
+		    lua_type(L, -1) == LUA_TSTRING)
+			return 1;
+		msg = lua_pushfstring(L, "(error object is a %s value)",
+				      luaL_typename(L, 1));
+	}
+	luaL_traceback(L, L, msg, 1);
+	return 1;
+}
+
+lua_State *engine_new_state(struct lsock_info *info)
+{
+	lua_State *L = luaL_newstate();
+
+	if (!L)
+		return NULL;
+	*(struct lsock_info **)lua_getextraspace(L) = info;
+	luaL_openlibs(L);
+	lsock_open(L);
+	if (luaL_loadbufferx(L, prelude, sizeof(prelude) - 1, "=prelude",
+			     "t") || lua_pcall(L, 0, 0, 0)) {
+		log_err("lua prelude: %s", lua_tostring(L, -1));
+		lua_close(L);
+		return NULL;
+	}
+	return L;
+}
+
+void engine_fail(struct script *sc, const char *fmt, ...)
+{
+	char *msg = NULL;
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
+	va_end(ap);
+	pthread_mutex_lock(&sc->lock);
+	if (!sc->error) {
+		sc->error = msg;
+		msg = NULL;
+	}
+	pthread_mutex_unlock(&sc->lock);
+	free(msg);
+	atomic_store(&sc->failed, 1);
+	/* The main thread waits in poll(): the signal ends the wait. */
+	interrupted = INTERRUPTED_SCRIPT;
+	kill(getpid(), SIGUSR1);
+}
+
+static struct script *self(lua_State *L)
+{
+	struct script *sc;
+
+	lua_getfield(L, LUA_REGISTRYINDEX, SCRIPT_KEY);
+	sc = lua_touserdata(L, -1);
+	lua_pop(L, 1);
+	return sc;
+}
+
+/* client_socket(fn) and the others: upvalue 1 is the hook's number. */
+static int l_register(lua_State *L)
+{
+	struct script *sc = self(L);
+	int h = (int)lua_tointeger(L, lua_upvalueindex(1));
+
+	luaL_checktype(L, 1, LUA_TFUNCTION);
+	if (sc->ran)
+		return luaL_error(L, "%s(): hooks are registered before run()",
+				  hook_names[h]);
+	lua_getfield(L, LUA_REGISTRYINDEX, HOOKS_KEY);
+	lua_pushvalue(L, 1);
+	lua_setfield(L, -2, hook_names[h]);
+	sc->hooks |= 1u << h;
+	return 0;
+}
+
+/* collect(v): a wrapper that run() turns into one v per worker. */
+static int l_collect(lua_State *L)
+{
+	luaL_checkany(L, 1);
+	if (self(L)->ran)
+		return luaL_error(L, "collect(): call it before run()");
+	lua_createtable(L, 1, 0);
+	lua_pushvalue(L, 1);
+	lua_rawseti(L, -2, 1);
+	luaL_setmetatable(L, COLLECT_MT);
+	lua_getfield(L, LUA_REGISTRYINDEX, COLLECTS_KEY);
+	lua_pushvalue(L, -2);
+	lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
+	lua_pop(L, 1);
+	return 1;
+}
+
+/* What run() does, also for a script that never called it. */
+static int do_run(struct script *sc, char *err, size_t len)
+{
+	int rc;
+
+	sc->ran = 1;
+	rc = sc->run_fn(sc->o, sc->wl);
+	if (engine_collect(sc, err, len))
+		return -1;
+	if (script_failed(sc)) {
+		snprintf(err, len, "%s", sc->error ? sc->error : "a hook failed");
+		return -1;
+	}
+	return rc;
+}
+
+static int l_run(lua_State *L)
+{
+	struct script *sc = self(L);
+	char err[4096];
+	int rc;
+
+	if (sc->ran)
+		return luaL_error(L, "run() was already called: a script "
+				  "runs the test once");
+	rc = do_run(sc, err, sizeof(err));
+	if (rc < 0) {
+		lua_pushstring(L, err);
+		return lua_error(L);
+	}
+	lua_pushinteger(L, rc);
+	lua_setfield(L, LUA_REGISTRYINDEX, "netstage.rc");
+	return results_push(L, sc->kept);
+}
+
+static int l_results(lua_State *L)
+{
+	return results_push(L, self(L)->kept);
+}
+
+static void register_api(struct script *sc)
+{
+	lua_State *L = sc->L;
+	int h;
+
+	lua_pushlightuserdata(L, sc);
+	lua_setfield(L, LUA_REGISTRYINDEX, SCRIPT_KEY);
+	lua_newtable(L);
+	lua_setfield(L, LUA_REGISTRYINDEX, HOOKS_KEY);
+	lua_newtable(L);
+	lua_setfield(L, LUA_REGISTRYINDEX, COLLECTS_KEY);
+	luaL_newmetatable(L, COLLECT_MT);
+	lua_pop(L, 1);
+	for (h = 0; h < HOOK_COUNT; h++) {
+		lua_pushinteger(L, h);
+		lua_pushcclosure(L, l_register, 1);
+		lua_setglobal(L, hook_names[h]);
+	}
+	lua_register(L, "collect", l_collect);
+	lua_register(L, "run", l_run);
+	lua_register(L, "results", l_results);
+	results_open(L);
+}
+
+static void script_free(struct script *sc)
+{
+	int i;
+
+	for (i = 0; i < sc->nw; i++) {
+		lua_close(sc->w[i]->L);
+		free(sc->w[i]);
+	}
+	free(sc->w);
+	if (sc->L)
+		lua_close(sc->L);
+	results_free(sc->kept);
+	pthread_mutex_destroy(&sc->lock);
+	free(sc->error);
+	free(sc);
+}
+
+int script_main(struct options *o, const struct workload *wl,
+		script_run_fn run_fn)
+{
+	struct script *sc = xcalloc(1, sizeof(*sc));
+	char err[4096];
+	int rc = 0;
+
+	sc->path = o->script;
+	sc->o = o;
+	sc->wl = wl;
+	sc->run_fn = run_fn;
+	pthread_mutex_init(&sc->lock, NULL);
+	sc->L = engine_new_state(&sc->info);
+	if (!sc->L) {
+		script_free(sc);
+		return EXIT_RUNTIME;
+	}
+	register_api(sc);
+	current = sc;
+	lua_pushcfunction(sc->L, engine_traceback);
+	if (luaL_loadfilex(sc->L, o->script, "t")) {
+		log_err("--script: %s", lua_tostring(sc->L, -1));
+		rc = EXIT_USAGE;
+	} else if (lua_pcall(sc->L, 0, 0, 1)) {
+		log_err("script error: %s", lua_tostring(sc->L, -1));
+		rc = EXIT_RUNTIME;
+	} else if (!sc->ran) {
+		rc = do_run(sc, err, sizeof(err));
+		if (rc < 0) {
+			log_err("script error: %s", err);
+			rc = EXIT_RUNTIME;
+		}
+	} else {
+		lua_getfield(sc->L, LUA_REGISTRYINDEX, "netstage.rc");
+		rc = (int)lua_tointeger(sc->L, -1);
+	}
+	current = NULL;
+	script_free(sc);
+	return rc;
+}

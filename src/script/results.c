@@ -1,0 +1,407 @@
+/*
+ * Result objects for scripts. Histograms are copies; records stay one
+ * C array that an iterator walks, so a million records never become a
+ * million Lua tables at once. Durations are in microseconds (floats),
+ * boundary stamps in nanoseconds of CLOCK_MONOTONIC (integers).
+ */
+#include <ctype.h>
+#include <lauxlib.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common.h"
+#include "../side.h"
+#include "../trace/collect.h"
+#include "../trace/summary.h"
+#include "engine.h"
+#include "results.h"
+
+#define HIST_MT "netstage.hist"
+#define REC_MT "netstage.record"
+#define RESULTS_KEY "netstage.results"
+
+struct kept {
+	int is_client;
+	const char *workload;
+	struct kv_list keys;
+	int has_lat;
+	struct hist lat;
+	int trace_asked, traced;
+	struct trace_summary ts;
+	int nstages;
+	const struct stage_def *defs;
+	struct trace_rec *recs;
+	long nrecs;
+};
+
+struct lrec {
+	const struct trace_rec *r;
+	const struct kept *k;
+};
+
+void results_free(struct kept *k)
+{
+	if (!k)
+		return;
+	kv_free(&k->keys);
+	free(k->recs);
+	free(k);
+}
+
+static void keep_records(struct kept *k, struct worker *w, int n)
+{
+	long total = 0, at = 0;
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (w[i].tw)
+			total += w[i].tw->nrecs;
+	if (!total)
+		return;
+	k->recs = xcalloc(total, sizeof(*k->recs));
+	for (i = 0; i < n; i++) {
+		if (!w[i].tw || !w[i].tw->nrecs)
+			continue;
+		memcpy(k->recs + at, w[i].tw->recs,
+		       w[i].tw->nrecs * sizeof(*k->recs));
+		at += w[i].tw->nrecs;
+	}
+	k->nrecs = total;
+}
+
+void script_keep_results(struct script *sc, struct side *s,
+			 const struct kv_list *results)
+{
+	struct kept *k = xcalloc(1, sizeof(*k));
+	size_t i;
+
+	k->is_client = s->rs.is_client;
+	k->workload = s->wl->name;
+	for (i = 0; i < results->n; i++) {
+		const struct kv *v = &results->v[i];
+
+		kv_str(&k->keys, v->key, v->text);
+		k->keys.v[k->keys.n - 1].type = v->type;
+	}
+	k->has_lat = s->wl->is_rr && k->is_client;
+	k->lat = s->res.lat;
+	k->trace_asked = s->o->trace != 0;
+	k->traced = s->rs.tracer != NULL;
+	if (k->traced) {
+		k->ts = s->res.trace;
+		k->nstages = k->ts.hist_mode ? kstage_count(k->ts.side)
+					     : stage_count(k->ts.side);
+		k->defs = k->ts.hist_mode ? kstage_defs(k->ts.side)
+					  : stage_defs(k->ts.side);
+		keep_records(k, s->workers, s->nworkers);
+	}
+	results_free(sc->kept);
+	sc->kept = k;
+}
+
+static void push_hist(lua_State *L, const struct hist *h)
+{
+	memcpy(lua_newuserdata(L, sizeof(*h)), h, sizeof(*h));
+	luaL_setmetatable(L, HIST_MT);
+}
+
+static int lhist_index(lua_State *L)
+{
+	const struct hist *h = luaL_checkudata(L, 1, HIST_MT);
+	const char *k = luaL_checkstring(L, 2);
+
+	if (!strcmp(k, "count"))
+		lua_pushinteger(L, (lua_Integer)h->count);
+	else if (!strcmp(k, "min"))
+		lua_pushnumber(L, h->count ? h->min / 1e3 : 0);
+	else if (!strcmp(k, "max"))
+		lua_pushnumber(L, h->count ? h->max / 1e3 : 0);
+	else if (!strcmp(k, "mean"))
+		lua_pushnumber(L, hist_mean(h) / 1e3);
+	else if (!strcmp(k, "stddev"))
+		lua_pushnumber(L, hist_stddev(h) / 1e3);
+	else if (luaL_getmetafield(L, 1, "methods") == LUA_TTABLE)
+		lua_getfield(L, -1, k);
+	else
+		lua_pushnil(L);
+	return 1;
+}
+
+/* h:percentile(p): p in [0, 100], us. */
+static int lhist_pct(lua_State *L)
+{
+	const struct hist *h = luaL_checkudata(L, 1, HIST_MT);
+	double p = luaL_checknumber(L, 2);
+
+	luaL_argcheck(L, p >= 0 && p <= 100, 2, "a percentile is 0 .. 100");
+	lua_pushnumber(L, hist_percentile(h, p) / 1e3);
+	return 1;
+}
+
+/* h:buckets(): { {lo = us, hi = us, count = n}, ... }, non-empty ones. */
+static int lhist_buckets(lua_State *L)
+{
+	const struct hist *h = luaL_checkudata(L, 1, HIST_MT);
+	lua_Integer n = 0;
+	uint64_t lo, hi;
+	unsigned int i;
+
+	lua_newtable(L);
+	for (i = 0; i < HIST_BUCKETS; i++) {
+		if (!h->bucket[i])
+			continue;
+		hist_bucket_range(i, &lo, &hi);
+		lua_createtable(L, 0, 3);
+		lua_pushnumber(L, lo / 1e3);
+		lua_setfield(L, -2, "lo");
+		lua_pushnumber(L, hi / 1e3);
+		lua_setfield(L, -2, "hi");
+		lua_pushinteger(L, (lua_Integer)h->bucket[i]);
+		lua_setfield(L, -2, "count");
+		lua_rawseti(L, -2, ++n);
+	}
+	return 1;
+}
+
+static int lhist_tostring(lua_State *L)
+{
+	const struct hist *h = luaL_checkudata(L, 1, HIST_MT);
+
+	lua_pushfstring(L, "hist(count %I, p50 %f us)", (lua_Integer)h->count,
+			hist_percentile(h, 50) / 1e3);
+	return 1;
+}
+
+static int boundary_by_name(const char *name)
+{
+	char up[32];
+	size_t i;
+	int b;
+
+	for (i = 0; name[i] && i + 1 < sizeof(up); i++)
+		up[i] = (char)toupper((unsigned char)name[i]);
+	up[i] = '\0';
+	for (b = 0; b < NS_B_COUNT; b++)
+		if (!strcmp(up, boundary_name(b)))
+			return b;
+	return -1;
+}
+
+static double stage_us(const struct lrec *r, int i)
+{
+	const struct stage_def *d = &r->k->defs[i];
+
+	return (double)(r->r->b[d->to] - r->r->b[d->from]) / 1e3;
+}
+
+/* rec:stamp(boundary): its time in ns (boundary names as in docs). */
+static int rec_stamp(lua_State *L)
+{
+	const struct lrec *r = luaL_checkudata(L, 1, REC_MT);
+	int b = boundary_by_name(luaL_checkstring(L, 2));
+
+	luaL_argcheck(L, b >= 0, 2, "no such boundary");
+	lua_pushinteger(L, (lua_Integer)r->r->b[b]);
+	return 1;
+}
+
+/* rec:stamps(): { APP_SEND = ns, ... } for the boundaries seen. */
+static int rec_stamps(lua_State *L)
+{
+	const struct lrec *r = luaL_checkudata(L, 1, REC_MT);
+	int b;
+
+	lua_newtable(L);
+	for (b = 0; b < NS_B_COUNT; b++) {
+		if (!r->r->b[b])
+			continue;
+		lua_pushinteger(L, (lua_Integer)r->r->b[b]);
+		lua_setfield(L, -2, boundary_name(b));
+	}
+	return 1;
+}
+
+static int rec_index(lua_State *L)
+{
+	const struct lrec *r = luaL_checkudata(L, 1, REC_MT);
+	const char *k = luaL_checkstring(L, 2);
+	int i, n = r->k->nstages;
+
+	if (!strcmp(k, "flow"))
+		lua_pushinteger(L, r->r->flow_id);
+	else if (!strcmp(k, "thread"))
+		lua_pushinteger(L, r->r->worker);
+	else if (!strcmp(k, "seq"))
+		lua_pushinteger(L, (lua_Integer)r->r->seq);
+	else if (!strcmp(k, "total"))
+		lua_pushnumber(L, (double)(r->r->b[r->k->defs[n - 1].to] -
+				   r->r->b[r->k->defs[0].from]) / 1e3);
+	else if (!strcmp(k, "stamp"))
+		lua_pushcfunction(L, rec_stamp);
+	else if (!strcmp(k, "stamps"))
+		lua_pushcfunction(L, rec_stamps);
+	else {
+		for (i = 0; i < n; i++)
+			if (!strcmp(k, r->k->defs[i].name))
+				return lua_pushnumber(L, stage_us(r, i)), 1;
+		lua_pushnil(L);
+	}
+	return 1;
+}
+
+static int records_next(lua_State *L)
+{
+	const struct kept *k = lua_touserdata(L, lua_upvalueindex(1));
+	lua_Integer i = lua_tointeger(L, lua_upvalueindex(2));
+	struct lrec *r;
+
+	if (i >= k->nrecs)
+		return 0;
+	lua_pushinteger(L, i + 1);
+	lua_replace(L, lua_upvalueindex(2));
+	r = lua_newuserdata(L, sizeof(*r));
+	r->r = &k->recs[i];
+	r->k = k;
+	luaL_setmetatable(L, REC_MT);
+	return 1;
+}
+
+/* for rec in r.trace:records() do ... end */
+static int records(lua_State *L)
+{
+	luaL_checktype(L, 1, LUA_TTABLE);
+	lua_getfield(L, 1, "_kept");
+	lua_pushinteger(L, 0);
+	lua_pushcclosure(L, records_next, 2);
+	return 1;
+}
+
+static void set_num(lua_State *L, const char *k, double v)
+{
+	lua_pushnumber(L, v);
+	lua_setfield(L, -2, k);
+}
+
+static void set_int(lua_State *L, const char *k, lua_Integer v)
+{
+	lua_pushinteger(L, v);
+	lua_setfield(L, -2, k);
+}
+
+static void push_keys(lua_State *L, const struct kept *k)
+{
+	size_t i;
+
+	lua_createtable(L, 0, (int)k->keys.n);
+	for (i = 0; i < k->keys.n; i++) {
+		const struct kv *v = &k->keys.v[i];
+
+		if (v->type == KV_STR)
+			lua_pushstring(L, v->text);
+		else if (v->type == KV_INT)
+			lua_pushinteger(L, (lua_Integer)strtoll(v->text, NULL,
+								10));
+		else
+			lua_pushnumber(L, strtod(v->text, NULL));
+		lua_setfield(L, -2, v->key);
+	}
+}
+
+static const char *key_text(const struct kept *k, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < k->keys.n; i++)
+		if (!strcmp(k->keys.v[i].key, key))
+			return k->keys.v[i].text;
+	return NULL;
+}
+
+static void push_trace(lua_State *L, struct kept *k)
+{
+	const struct trace_summary *ts = &k->ts;
+	const char *err = key_text(k, "trace_error");
+	int i;
+
+	lua_newtable(L);
+	lua_pushstring(L, !k->traced ? "off" : ts->hist_mode ? "hist"
+							      : "records");
+	lua_setfield(L, -2, "status");
+	if (!k->traced) {
+		lua_pushstring(L, err ? err : "off");
+		lua_setfield(L, -2, "error");
+	}
+	set_int(L, "transactions", (lua_Integer)ts->complete);
+	set_int(L, "incomplete", (lua_Integer)ts->incomplete);
+	set_int(L, "lost", (lua_Integer)ts->lost);
+	set_int(L, "records_kept", k->nrecs);
+	lua_createtable(L, k->nstages, 0);
+	lua_createtable(L, 0, k->nstages);
+	for (i = 0; i < k->nstages; i++) {
+		lua_pushstring(L, k->defs[i].name);
+		lua_rawseti(L, -3, i + 1);
+		push_hist(L, &ts->stage[i]);
+		lua_setfield(L, -2, k->defs[i].name);
+	}
+	lua_setfield(L, -3, "stage");
+	lua_setfield(L, -2, "stages");
+	lua_pushlightuserdata(L, k);
+	lua_setfield(L, -2, "_kept");
+	lua_pushcfunction(L, records);
+	lua_setfield(L, -2, "records");
+}
+
+int results_push(lua_State *L, struct kept *k)
+{
+	const char *t;
+
+	if (!k)
+		return lua_pushnil(L), 1;
+	if (lua_getfield(L, LUA_REGISTRYINDEX, RESULTS_KEY) == LUA_TTABLE)
+		return 1;
+	lua_pop(L, 1);
+	lua_newtable(L);
+	lua_pushstring(L, k->is_client ? "client" : "server");
+	lua_setfield(L, -2, "side");
+	lua_pushstring(L, k->workload);
+	lua_setfield(L, -2, "workload");
+	push_keys(L, k);
+	lua_setfield(L, -2, "keys");
+	t = key_text(k, "throughput");
+	set_num(L, "throughput", t ? strtod(t, NULL) : 0);
+	t = key_text(k, "transactions");
+	set_int(L, "transactions", t ? strtoll(t, NULL, 10) : 0);
+	if (k->has_lat) {
+		push_hist(L, &k->lat);
+		lua_setfield(L, -2, "latency");
+	}
+	if (k->trace_asked) {
+		push_trace(L, k);
+		lua_setfield(L, -2, "trace");
+	}
+	lua_pushvalue(L, -1);
+	lua_setfield(L, LUA_REGISTRYINDEX, RESULTS_KEY);
+	return 1;
+}
+
+void results_open(lua_State *L)
+{
+	static const luaL_Reg hist[] = {
+		{ "__index", lhist_index }, { "__tostring", lhist_tostring },
+		{ NULL, NULL }
+	};
+	static const luaL_Reg hist_methods[] = {
+		{ "percentile", lhist_pct }, { "buckets", lhist_buckets },
+		{ NULL, NULL }
+	};
+	static const luaL_Reg rec[] = { { "__index", rec_index }, { NULL, NULL } };
+
+	luaL_newmetatable(L, HIST_MT);
+	luaL_setfuncs(L, hist, 0);
+	luaL_newlib(L, hist_methods);
+	lua_setfield(L, -2, "methods");
+	lua_pop(L, 1);
+	luaL_newmetatable(L, REC_MT);
+	luaL_setfuncs(L, rec, 0);
+	lua_pop(L, 1);
+}
