@@ -89,19 +89,24 @@ static int l_in6_addr(lua_State *L)
 
 static int sockaddr_new(lua_State *L, int family)
 {
-	struct lsa *a = lsa_push(L, NULL, family == AF_INET ?
-			sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6));
-	int port = (int)luaL_optinteger(L, 1, 0);
+	int port = (int)luaL_optinteger(L, 1, 0), has_addr = !lua_isnoneornil(L, 2);
+	struct in6_addr a6 = in6addr_any;
+	struct in_addr a4 = { 0 };
+	struct lsa *a;
 
+	if (has_addr && family == AF_INET)
+		a4 = in_arg(L, 2);
+	else if (has_addr)
+		a6 = in6_arg(L, 2);
+	a = lsa_push(L, NULL, family == AF_INET ? sizeof(struct sockaddr_in)
+						: sizeof(struct sockaddr_in6));
 	a->ss.ss_family = family;
 	if (family == AF_INET) {
 		sin4(a)->sin_port = htons(port);
-		if (!lua_isnoneornil(L, 2))
-			sin4(a)->sin_addr = in_arg(L, 2);
+		sin4(a)->sin_addr = a4;
 	} else {
 		sin6(a)->sin6_port = htons(port);
-		if (!lua_isnoneornil(L, 2))
-			sin6(a)->sin6_addr = in6_arg(L, 2);
+		sin6(a)->sin6_addr = a6;
 	}
 	return 1;
 }
