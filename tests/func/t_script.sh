@@ -1,0 +1,162 @@
+# --script: every example against a real loopback client and server, and
+# the error paths (sourced by run.sh). Example output is checked against
+# netstage's own result keys where the two must agree.
+
+EX=$PWD/examples
+
+t_script_time_script_run() {
+	ns tcp_rr --local -l 2 -q -o throughput \
+		--script "$EX/time-script-run.lua" > out 2> err
+	grep -q '^client.throughput=' out
+	# os.time() counts whole seconds: a 2 s test reads as 2 or 3.
+	grep -Eq '^Script ran for [23] seconds\.$' err ||
+		fail "no run time line: $(cat err)"
+}
+
+t_script_collect_values_one_per_worker() {
+	start_server tcp_stream -T 3 --script "$EX/collect-values.lua"
+	ns tcp_stream -c -H 127.0.0.1 -C "$CPORT" -l 1 -q -T 3 -F 3 \
+		--script "$EX/collect-values.lua" > out
+	wait "$SRV_PID"
+	# The client's workers each own one flow: three sockets, in order.
+	opened=$(grep '^socket of a worker:' out | awk '{print $5}' | xargs)
+	expect_eq "$(echo "$opened" | wc -w)" 3 "client sockets"
+	expect_eq "$(grep '^collected:' out | cut -d' ' -f2-)" "$opened" \
+		"client values, worker order"
+	# Every server worker saw the one listener.
+	l=$(grep -m1 '^socket of a worker:' "$SRV_OUT" | awk '{print $5}')
+	expect_eq "$(grep '^collected:' "$SRV_OUT" | cut -d' ' -f2-)" \
+		"$l $l $l" "server values"
+}
+
+t_script_drop_count_counts_every_datagram() {
+	start_server udp_stream -T 2 --script "$EX/drop-count.lua"
+	ns udp_stream -c -H 127.0.0.1 -C "$CPORT" -l 1 -q -T 2 -F 2 -B 64 \
+		> out
+	wait "$SRV_PID"
+	grep -q '^worker 1 ' "$SRV_OUT"
+	grep -q '^worker 2 ' "$SRV_OUT"
+	rows=$(awk '/^worker [0-9]+ /{s += $3} END {print s}' "$SRV_OUT")
+	total=$(awk '/^total /{print $2}' "$SRV_OUT")
+	expect_eq "$total" "$rows" "total of the rows"
+	# The hook's count is the server's own datagram count.
+	expect_eq "$total" "$(key "$SRV_OUT" num_transactions)" \
+		"received = server transactions"
+	expect_gt "$total" 0 "datagrams received"
+}
+
+t_script_check_src_addr() {
+	export EXPECT_SRC=127.0.0.1
+	start_server udp_stream -4 --script "$EX/check-src-addr.lua"
+	ns udp_stream -4 -c -H 127.0.0.1 -C "$CPORT" -l 1 -q > good.out
+	wait "$SRV_PID"
+	! grep -q 'Wrong source' "$SRV_OUT"
+	expect_gt "$(key "$SRV_OUT" num_transactions)" 0 "datagrams checked"
+	# From 127.0.0.2 the server stops at the first datagram.
+	start_server udp_stream -4 --script "$EX/check-src-addr.lua"
+	ns udp_stream -4 -c -H 127.0.0.1 -L 127.0.0.2 -C "$CPORT" -l 2 -q \
+		> bad.out 2>&1 || true
+	rc=0
+	wait "$SRV_PID" || rc=$?
+	expect_eq "$rc" 1 "server status"
+	grep -qx 'Wrong source address! Expected 127.0.0.1, but got 127.0.0.2' \
+		"$SRV_OUT"
+}
+
+t_script_bind_to_device() {
+	need_root
+	local a=ba$$ b=bb$$ srv rc
+
+	make_veth "$a" "$b"
+	# Bound to the veth: a client on the other side gets through...
+	IFNAME=v$b ip netns exec "$b" timeout 30 "$NETSTAGE" tcp_stream -q \
+		--script "$EX/bind-to-device.lua" > srv.out 2> srv.err &
+	srv=$!
+	for i in $(seq 100); do
+		ip netns exec "$b" ss -ltn | grep -q ':12866' && break
+		sleep 0.05
+	done
+	ip netns exec "$a" timeout 30 "$NETSTAGE" tcp_stream -c -H 192.0.2.2 \
+		-l 1 -q > cli.out
+	wait "$srv"
+	expect_gt "$(key srv.out num_transactions)" 0 "data over the veth"
+	# ...and one over lo is refused (to the veth's own address it would
+	# not be: local delivery counts as arriving on the address's device).
+	IFNAME=v$b ip netns exec "$b" timeout 30 "$NETSTAGE" tcp_stream -q \
+		--script "$EX/bind-to-device.lua" > srv2.out 2> srv2.err &
+	srv=$!
+	for i in $(seq 100); do
+		ip netns exec "$b" ss -ltn | grep -q ':12866' && break
+		sleep 0.05
+	done
+	rc=0
+	ip netns exec "$b" timeout 30 "$NETSTAGE" tcp_stream -c -H 127.0.0.1 \
+		-l 1 -q > cli2.out 2> cli2.err || rc=$?
+	expect_eq "$rc" 1 "client status over lo"
+	grep -q 'connect to 127.0.0.1:12867: Connection refused' cli2.err
+	kill "$srv" 2>/dev/null || true
+	wait "$srv" || true
+}
+
+t_script_tcp_ack_interval() {
+	ns tcp_stream --local -l 1 -q -o throughput_Mbps \
+		--script "$EX/tcp-ack-interval.lua" > out
+	# One worker: its rows and the summed rows are the same counts.
+	w=$(awk '/^worker 1/{f=1; next} /^all workers/{f=0} f && /->/{s += $5}
+		 END {print s}' out)
+	all=$(awk '/^all workers/{f=1; next} f && /->/{s += $5} END {print s}' out)
+	expect_gt "$all" 0 "ACK intervals"
+	expect_eq "$w" "$all" "worker rows = summed rows"
+}
+
+t_script_stage_report_adds_up() {
+	need_root
+	ns tcp_rr --local -l 1 -q --trace --trace-max-records 10000000 \
+		--script "$EX/stage-report.lua" \
+		> out 2> err
+	n=$(key out client.trace_transactions)
+	expect_gt "$n" 0 "traced transactions"
+	grep -qx "stages add up: $n of $n records" out ||
+		fail "$(grep 'add up' out), expected $n of $n"
+	grep -qx "client side, $n traced transactions" out
+	# Every stage row counts every traced transaction.
+	for s in send_call tcp_tx remote softirq_rx tcp_rx wakeup recv_call \
+		 to_app; do
+		expect_eq "$(awk -v s=$s '$1 == s {print $2}' out)" "$n" "$s count"
+	done
+}
+
+t_script_stage_hist_and_tail() {
+	need_root
+	STAGE=wakeup ns tcp_rr --local -l 1 -q --trace \
+		--script "$EX/stage-hist.lua" > hist.out 2> err
+	n=$(key hist.out client.trace_transactions)
+	grep -qx "wakeup ($n transactions)" hist.out
+	grep -qx "  total $n" hist.out
+	ns tcp_rr --local -l 1 -q --trace --trace-max-records 10000000 \
+		--script "$EX/tail-stage.lua" \
+		> tail.out 2> err
+	n=$(key tail.out client.trace_transactions)
+	grep -Eq "^p99 of the total: [0-9.]+ us \([0-9]+ of $n transactions\)$" \
+		tail.out || fail "$(grep '^p99' tail.out), expected of $n"
+	stage=$(awk '/^dominant:/{print $2}' tail.out)
+	grep -q "^$stage " tail.out || fail "dominant stage '$stage' not listed"
+	# At least 1% of the transactions are at or above the p99.
+	k=$(sed -nE 's/^p99 .*\(([0-9]+) of.*/\1/p' tail.out)
+	expect_le $(((n + 99) / 100)) "$k" "tail size"
+}
+
+t_script_per_flow_sums_to_records() {
+	need_root
+	ns tcp_rr --local -l 1 -q -F 4 -T 2 --trace \
+		--trace-max-records 10000000 \
+		--script "$EX/per-flow.lua" > out 2> err
+	n=$(key out client.trace_transactions)
+	grep -qx "flows: 4, records: $n" out ||
+		fail "$(grep '^flows:' out), expected 4 flows, $n records"
+	rows=$(awk '$1 ~ /^[0-9]+$/ {s += $3} END {print s}' out)
+	expect_eq "$rows" "$n" "rows add up"
+	# Flow i runs on thread i % 2.
+	expect_eq "$(awk '$1 ~ /^[0-9]+$/ {print $1 % 2 == $2}' out | sort -u)" \
+		1 "flow threads"
+}

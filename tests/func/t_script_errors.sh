@@ -1,0 +1,68 @@
+# --script failures: one message naming the script and line, a non-zero
+# status, and no process left running on either side (sourced by run.sh).
+
+# script_fails STATUS PATTERN: the script in s.lua, run with --local,
+# ends with STATUS and stderr matching PATTERN.
+script_fails() {
+	local rc=0
+
+	ns tcp_rr --local -l 2 -q --script s.lua > out 2> err || rc=$?
+	expect_eq "$rc" "$1" "exit status"
+	grep -Eq "$2" err || fail "stderr lacks /$2/: $(cat err)"
+}
+
+t_script_syntax_error() {
+	printf 'local x = = 1\n' > s.lua
+	script_fails 2 "^netstage: --script: s\.lua:1: unexpected symbol"
+	# Nothing ran: no results printed.
+	expect_eq "$(wc -c < out)" 0 "stdout"
+}
+
+t_script_runtime_error_in_main() {
+	printf 'local t = nil\nprint(t.x)\n' > s.lua
+	script_fails 1 "^netstage: script error: s\.lua:2: attempt to index"
+	grep -q 'stack traceback' err
+}
+
+t_script_error_in_hook_stops_both_sides() {
+	printf 'client_recvmsg(function(fd, msg, flags)\n  error("boom")\nend)\n' \
+		> s.lua
+	script_fails 1 "hook client_recvmsg: s\.lua:2: boom"
+	grep -q "in function <s.lua:1>" err
+	pgrep -f "netstage tcp_rr --local -l 2 -q --script s.lua" &&
+		fail "a process is left"
+	true
+}
+
+t_script_error_in_server_hook() {
+	printf 'server_recvmsg(function(fd, msg, flags)\n  error("bad")\nend)\n' \
+		> s.lua
+	script_fails 1 "script error \(server\): hook server_recvmsg: s\.lua:2: bad"
+}
+
+t_script_hook_returns_wrong_type() {
+	printf 'client_sendmsg(function(fd, msg, flags)\n  return "x"\nend)\n' \
+		> s.lua
+	script_fails 1 "hook client_sendmsg: s\.lua:1: the hook returned a string"
+}
+
+t_script_run_twice() {
+	printf 'run()\nrun()\n' > s.lua
+	script_fails 1 "s\.lua:2: run\(\) was already called"
+	# The first run() ran the test.
+	grep -q '^client.throughput=' out
+}
+
+t_script_collect_cannot_copy() {
+	printf 'local co = collect(coroutine.create(print))\n%s\n' \
+		'client_socket(function(fd) co = fd end)' > s.lua
+	script_fails 1 "s\.lua:2: hook client_socket, upvalue 'co': a coroutine cannot be copied"
+}
+
+t_script_missing_file() {
+	local rc=0
+
+	ns tcp_rr --local -l 1 -q --script nosuch.lua > out 2> err || rc=$?
+	expect_eq "$rc" 2 "exit status"
+	grep -q "^netstage: --script: cannot open nosuch.lua" err
+}
