@@ -369,7 +369,7 @@ int results_push(lua_State *L, struct kept *k)
 	lua_setfield(L, -2, "keys");
 	t = key_text(k, "throughput");
 	set_num(L, "throughput", t ? strtod(t, NULL) : 0);
-	t = key_text(k, "transactions");
+	t = key_text(k, "num_transactions");
 	set_int(L, "transactions", t ? strtoll(t, NULL, 10) : 0);
 	if (k->has_lat) {
 		push_hist(L, &k->lat);
