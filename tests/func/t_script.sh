@@ -3,6 +3,7 @@
 # netstage's own result keys where the two must agree.
 
 EX=$PWD/examples
+COUNT_HOOKS=$PWD/tests/func/count-hooks.lua
 
 t_script_time_script_run() {
 	ns tcp_rr --local -l 2 -q -o throughput \
@@ -159,4 +160,53 @@ t_script_per_flow_sums_to_records() {
 	# Flow i runs on thread i % 2.
 	expect_eq "$(awk '$1 ~ /^[0-9]+$/ {print $1 % 2 == $2}' out | sort -u)" \
 		1 "flow threads"
+}
+
+# hooked SIDE_OUT: "key=value" pairs of the hooks line, one per line.
+hooked() {
+	grep '^hooks ' "$1" | tr ' ' '\n' | grep =
+}
+
+# Pass-through hooks carry every byte the side counts, on each side.
+check_hook_bytes() {
+	local out=$1
+
+	expect_eq "$(key <(hooked "$out") bytes_in)" "$(key "$out" bytes_read)" \
+		"$out: bytes through recv hooks"
+	expect_eq "$(key <(hooked "$out") bytes_out)" \
+		"$(key "$out" bytes_written)" "$out: bytes through send hooks"
+	expect_gt $(($(key "$out" bytes_read) + $(key "$out" bytes_written))) 0 \
+		"$out: bytes"
+}
+
+t_script_hooks_carry_every_byte() {
+	local w
+
+	for w in tcp_rr udp_rr tcp_stream udp_stream; do
+		start_server $w -T 2 --script "$COUNT_HOOKS"
+		ns $w -c -H 127.0.0.1 -C "$CPORT" -l 1 -q -F 2 -T 2 \
+			--script "$COUNT_HOOKS" > $w.out
+		wait "$SRV_PID"
+		cp "$SRV_OUT" $w.srv
+		check_hook_bytes $w.out
+		check_hook_bytes $w.srv
+		# One state per worker; sockets hooked and closed in pairs.
+		expect_eq "$(key <(hooked $w.out) workers)" 2 "$w client workers"
+		expect_eq "$(key <(hooked $w.out) socket)" 2 "$w client sockets"
+		expect_eq "$(key <(hooked $w.out) close)" 2 "$w client closes"
+		expect_eq "$(key <(hooked $w.srv) socket)" 2 "$w server sockets"
+		expect_eq "$(key <(hooked $w.srv) close)" 2 "$w server closes"
+	done
+}
+
+t_script_tcp_crr_hooks_every_connection() {
+	start_server tcp_crr --script "$COUNT_HOOKS"
+	ns tcp_crr -c -H 127.0.0.1 -C "$CPORT" -l 1 -q -F 2 \
+		--script "$COUNT_HOOKS" > out
+	wait "$SRV_PID"
+	s=$(key <(hooked out) socket)
+	expect_eq "$(key <(hooked out) close)" "$s" "every socket closed"
+	expect_le "$(key out num_transactions)" "$s" "a socket per transaction"
+	check_hook_bytes out
+	check_hook_bytes "$SRV_OUT"
 }
