@@ -19,10 +19,14 @@
 #include "run.h"
 #include "script/script.h"
 #include "side.h"
+#include "trace/merge.h"
+#include "trace/summary.h"
 
 #define CTL_TIMEOUT_MS 10000
 /* The server drains a stream for up to 2 s before it answers. */
 #define RESULT_TIMEOUT_MS 15000
+
+#define MAX_ITER 30
 
 struct client {
 	struct side side;
@@ -30,6 +34,10 @@ struct client {
 	const struct workload *wl;
 	int ctl;
 	struct addr data;
+	/* --iterations with --trace: each test's p50 of every stage, us */
+	double stage_p50[NS_MAX_STAGES][MAX_ITER];
+	int nstages;
+	const struct stage_def *stages;
 	char err[256];
 };
 
@@ -187,6 +195,46 @@ static int run(struct client *c)
 	return failed ? 1 : 0;
 }
 
+/* Test n's p50 of every stage, when it was traced. */
+static void keep_stage_p50(struct client *c, int n)
+{
+	const struct trace_summary *ts = &c->side.res.trace;
+	int j;
+
+	if (!c->side.rs.tracer)
+		return;
+	c->nstages = ts->hist_mode ? kstage_count(ts->side)
+				   : stage_count(ts->side);
+	c->stages = ts->hist_mode ? kstage_defs(ts->side)
+				  : stage_defs(ts->side);
+	for (j = 0; j < c->nstages; j++)
+		c->stage_p50[j][n] = hist_percentile(&ts->stage[j], 50) / 1e3;
+}
+
+/*
+ * --iterations with --trace: how well the repeats pin down each stage's
+ * p50 (the tests' p50s, as throughput's means are for the test).
+ */
+static void stage_confidence_kv(struct client *c, int n)
+{
+	struct kv_list *x = &c->side.extra;
+	char key[96];
+	double w;
+	int j;
+
+	for (j = 0; j < c->nstages; j++) {
+		w = confidence_width_percent(c->stage_p50[j], n,
+					     c->o->conf_level);
+		snprintf(key, sizeof(key), "stage_%s_p50_mean_us",
+			 c->stages[j].name);
+		kv_num(x, key, mean_of(c->stage_p50[j], n), 3);
+		snprintf(key, sizeof(key),
+			 "stage_%s_p50_confidence_width_percent",
+			 c->stages[j].name);
+		kv_num(x, key, w < 0 ? NAN : w, 3);
+	}
+}
+
 /* --iterations: what the repeats achieved, after the last results. */
 static void confidence_kv(struct client *c, const double *tput, int n,
 			  double width)
@@ -201,6 +249,7 @@ static void confidence_kv(struct client *c, const double *tput, int n,
 	kv_int(x, "confidence_level", o->conf_level);
 	kv_num(x, "confidence_width_percent", width < 0 ? NAN : width, 3);
 	kv_int(x, "confidence_met", met);
+	stage_confidence_kv(c, n);
 	if (!met)
 		log_err("--confidence: after %d tests the %d%% interval is %.1f%% "
 			"of the mean, not within %g%%", n, o->conf_level, width,
@@ -224,8 +273,10 @@ static int one_test(struct client *c, double *tput, int *n, int *rc)
 		return 0;
 	}
 	r = run(c);
-	if (r == 0)
+	if (r == 0) {
+		keep_stage_p50(c, *n);
 		tput[(*n)++] = c->side.res.throughput;
+	}
 	width = confidence_width_percent(tput, *n, o->conf_level);
 	more = r == 0 && *n < o->iter_max &&
 	       (*n < o->iter_min || width < 0 || width > o->conf_width);
@@ -253,7 +304,7 @@ static int one_test(struct client *c, double *tput, int *n, int *rc)
 int client_run(struct options *o, const struct workload *wl)
 {
 	struct client *c = xcalloc(1, sizeof(*c));
-	double tput[30];
+	double tput[MAX_ITER];
 	int rc = 0, n = 0;
 
 	c->o = o;

@@ -191,3 +191,18 @@ assert float(kv["client.stage_remote_p50_us"]) < float(kv["client.latency_p50_us
 print(f"kernel stages {total:.2f} us of {kv['client.latency_mean_us']} us")
 PY
 }
+
+t_trace_iterations_report_stage_p50_confidence() {
+	need_root
+	ns tcp_rr --local -l 1 -q --trace --iterations 2,2 > out 2> err
+	expect_eq "$(key out client.iterations_run)" 2 "tests run"
+	for s in send_call tcp_tx remote softirq_rx tcp_rx wakeup recv_call \
+		 to_app; do
+		m=$(key out client.stage_${s}_p50_mean_us)
+		w=$(key out client.stage_${s}_p50_confidence_width_percent)
+		python3 -c "import sys; m, w = float('$m'), float('$w');
+sys.exit(0 if m > 0 and w >= 0 else 1)" || fail "$s: mean '$m' width '$w'"
+	done
+	# The server does not repeat its own analysis: the client decides.
+	! grep -q '^server.stage_wakeup_p50_mean_us=' out
+}
