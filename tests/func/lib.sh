@@ -57,6 +57,9 @@ expect_gt() {
 run_test() {
 	local name=$1 rc
 
+	# Ports of its own per test: a server another test left waiting
+	# cannot answer this one's client.
+	PORT_BASE=$((PORT_BASE + 20))
 	touch "$TMP/.started"
 	# Not in an if or && list: there bash would ignore set -e.
 	(
@@ -92,6 +95,13 @@ start_server() {
 	ns "$@" -C "$CPORT" -P "$DPORT" -q > "$SRV_OUT" 2> "$SRV_OUT.err" &
 	SRV_PID=$!
 	wait_port "$CPORT"
+}
+
+# Stop the server start_server began: SRV_PID is the subshell running
+# ns(), so the signal goes to its child (timeout, which passes it on).
+stop_server() {
+	pkill -TERM -P "$SRV_PID" 2>/dev/null || true
+	wait "$SRV_PID" 2>/dev/null || true
 }
 
 wait_port() {

@@ -412,7 +412,7 @@ t_runtime_failures_exit_1() {
 	ns tcp_rr -C "$CPORT" -P "$((CPORT + 100))" -q > out 2> err || rc=$?
 	expect_eq "$rc" 1 "port in use"
 	grep -q 'Address already in use' err
-	kill "$SRV_PID"
+	stop_server
 	# An output file that cannot be written fails before the test.
 	rc=0
 	ns tcp_rr --local -l 30 -q --json no/such/dir/x.json > out 2> err ||
