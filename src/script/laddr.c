@@ -254,13 +254,6 @@ static int in6_eq(lua_State *L)
 	return 1;
 }
 
-static void new_type(lua_State *L, const char *name, const luaL_Reg *m)
-{
-	luaL_newmetatable(L, name);
-	luaL_setfuncs(L, m, 0);
-	lua_pop(L, 1);
-}
-
 void laddr_open(lua_State *L)
 {
 	static const luaL_Reg sa[] = {
@@ -281,8 +274,8 @@ void laddr_open(lua_State *L)
 		{ NULL, NULL }
 	};
 
-	new_type(L, SOCKADDR_MT, sa);
-	new_type(L, IN_ADDR_MT, in);
-	new_type(L, IN6_ADDR_MT, in6);
+	lsock_new_type(L, SOCKADDR_MT, sa);
+	lsock_new_type(L, IN_ADDR_MT, in);
+	lsock_new_type(L, IN6_ADDR_MT, in6);
 	luaL_setfuncs(L, fns, 0);	/* into the table on top */
 }

@@ -426,13 +426,6 @@ static int l_sock_extended_err_ptr(lua_State *L)
 	return 1;
 }
 
-static void new_type(lua_State *L, const char *name, const luaL_Reg *m)
-{
-	luaL_newmetatable(L, name);
-	luaL_setfuncs(L, m, 0);
-	lua_pop(L, 1);
-}
-
 void lmsg_open(lua_State *L)
 {
 	static const luaL_Reg buf[] = {
@@ -464,19 +457,19 @@ void lmsg_open(lua_State *L)
 		{ NULL, NULL }
 	};
 
-	new_type(L, BUF_MT, buf);
+	lsock_new_type(L, BUF_MT, buf);
 	luaL_getmetatable(L, BUF_MT);
 	luaL_newlib(L, buf_methods);
 	lua_setfield(L, -2, "__index");
 	lua_pop(L, 1);
-	new_type(L, MSGHDR_MT, msg);
+	lsock_new_type(L, MSGHDR_MT, msg);
 	luaL_getmetatable(L, MSGHDR_MT);
 	luaL_newlib(L, msg_methods);
 	lua_setfield(L, -2, "methods");
 	lua_pop(L, 1);
-	new_type(L, IOVS_MT, iovs);
-	new_type(L, IOV_MT, iov);
-	new_type(L, CMSG_MT, cmsg);
-	new_type(L, U32_MT, u32);
+	lsock_new_type(L, IOVS_MT, iovs);
+	lsock_new_type(L, IOV_MT, iov);
+	lsock_new_type(L, CMSG_MT, cmsg);
+	lsock_new_type(L, U32_MT, u32);
 	luaL_setfuncs(L, fns, 0);
 }

@@ -6,6 +6,7 @@
 #ifndef NETSTAGE_SCRIPT_LSOCK_H
 #define NETSTAGE_SCRIPT_LSOCK_H
 
+#include <lauxlib.h>
 #include <lua.h>
 #include <netinet/in.h>
 #include <stddef.h>
@@ -38,6 +39,9 @@ struct lmsg {
 	char control[LMSG_CONTROL];
 	/* A script's own msghdr(n) keeps its n data bytes after this. */
 };
+
+/* A metatable `name` with the methods m (luaL_newmetatable's __name). */
+void lsock_new_type(lua_State *L, const char *name, const luaL_Reg *m);
 
 /* Register everything: globals, and the table S with the same names. */
 void lsock_open(lua_State *L);

@@ -64,39 +64,39 @@ t_script_check_src_addr() {
 		"$SRV_OUT"
 }
 
+# A bind-to-device server in namespace $1, bound to its veth; SRV set.
+bound_server() {
+	IFNAME=v$1 ip netns exec "$1" timeout 30 "$NETSTAGE" tcp_stream -q \
+		--script "$EX/bind-to-device.lua" > "$2" 2> "$2.err" &
+	SRV=$!
+	for i in $(seq 100); do
+		ip netns exec "$1" ss -ltn | grep -q ':12866' && return 0
+		sleep 0.05
+	done
+	fail "no server in $1"
+}
+
 t_script_bind_to_device() {
 	need_root
-	local a=ba$$ b=bb$$ srv rc
+	local a=ba$$ b=bb$$ rc
 
 	make_veth "$a" "$b"
 	# Bound to the veth: a client on the other side gets through...
-	IFNAME=v$b ip netns exec "$b" timeout 30 "$NETSTAGE" tcp_stream -q \
-		--script "$EX/bind-to-device.lua" > srv.out 2> srv.err &
-	srv=$!
-	for i in $(seq 100); do
-		ip netns exec "$b" ss -ltn | grep -q ':12866' && break
-		sleep 0.05
-	done
+	bound_server "$b" srv.out
 	ip netns exec "$a" timeout 30 "$NETSTAGE" tcp_stream -c -H 192.0.2.2 \
 		-l 1 -q > cli.out
-	wait "$srv"
+	wait "$SRV"
 	expect_gt "$(key srv.out num_transactions)" 0 "data over the veth"
 	# ...and one over lo is refused (to the veth's own address it would
 	# not be: local delivery counts as arriving on the address's device).
-	IFNAME=v$b ip netns exec "$b" timeout 30 "$NETSTAGE" tcp_stream -q \
-		--script "$EX/bind-to-device.lua" > srv2.out 2> srv2.err &
-	srv=$!
-	for i in $(seq 100); do
-		ip netns exec "$b" ss -ltn | grep -q ':12866' && break
-		sleep 0.05
-	done
+	bound_server "$b" srv2.out
 	rc=0
 	ip netns exec "$b" timeout 30 "$NETSTAGE" tcp_stream -c -H 127.0.0.1 \
 		-l 1 -q > cli2.out 2> cli2.err || rc=$?
 	expect_eq "$rc" 1 "client status over lo"
 	grep -q 'connect to 127.0.0.1:12867: Connection refused' cli2.err
-	kill "$srv" 2>/dev/null || true
-	wait "$srv" || true
+	kill "$SRV" 2>/dev/null || true
+	wait "$SRV" || true
 }
 
 t_script_tcp_ack_interval() {
