@@ -423,7 +423,9 @@ t_runtime_failures_exit_1() {
 
 t_garbage_and_wrong_magic_are_counted() {
 	start_server tcp_rr
-	printf 'GET / HTTP/1.0\r\n\r\n' > /dev/tcp/127.0.0.1/"$CPORT"
+	# The server may drop it before the last byte is written: a reset
+	# here is no failure of the test.
+	printf 'GET / HTTP/1.0\r\n\r\n' > /dev/tcp/127.0.0.1/"$CPORT" || true
 	# A netstage client with another secret is dropped too.
 	ns tcp_rr -c -H 127.0.0.1 -C "$CPORT" -l 1 -q -M 7 > bad.out \
 		2> bad.err || true
