@@ -9,7 +9,9 @@
  * has a socket, so netif_receive_skb remembers when payload for each
  * connection of the data port first arrived, and tcp_probe (which has
  * the socket) takes it by the socket's addresses. Keyed by connection,
- * not skb: the socket backlog coalesces skbs, GRO merges them.
+ * not skb: the socket backlog coalesces skbs, GRO merges them. A UDP
+ * datagram stays one skb from the device to the socket queue: its
+ * arrival is kept by skb until the socket is woken for it (udp_ready).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
@@ -25,6 +27,7 @@ char LICENSE[] SEC("license") = "GPL";
 #define ETH_P_IP 0x0800
 #define ETH_P_IPV6 0x86DD
 #define IPPROTO_TCP 6
+#define IPPROTO_UDP 17
 #define MSG_PEEK 2
 
 /* Set by user space before load. */
@@ -86,6 +89,14 @@ struct {
 	__type(key, struct conn);
 	__type(value, struct arrival);
 } rx_first SEC(".maps");
+
+/* UDP: when each datagram of the data port arrived, by skb. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u64);
+	__type(value, __u64);
+} udp_rx SEC(".maps");
 
 /* --trace=hist: a histogram per kernel stage of this side. */
 struct khist {
@@ -164,11 +175,17 @@ static __always_inline __u64 kspan(const struct ns_sk *st, __u32 i,
 	return to - from;
 }
 
-static __always_inline void account(struct ns_sk *st)
+/*
+ * A global function: the verifier checks it once, on its own, instead
+ * of once per path of every program that ends a transaction.
+ */
+__noinline int account(struct ns_sk *st)
 {
 	__u32 i, k = 0;
 	int bad = 0;
 
+	if (!st)
+		return 0;
 	if (!st->t[NS_B_DATA_READY] ||
 	    st->t[NS_B_DATA_READY] > st->t[NS_B_RECV_RET])
 		st->t[NS_B_DATA_READY] = st->t[NS_B_RECV_RET];
@@ -176,14 +193,14 @@ static __always_inline void account(struct ns_sk *st)
 		if (kstages[i].side == st->side)
 			kspan(st, i, &bad);
 	/* Stamps parked for the next request that surfaced a request late. */
-	if (st->side == NS_SERVER) {
+	if (NS_IS_SERVER(st->side)) {
 		if (st->prev_xmit && st->t[NS_B_NETIF_RX] < st->prev_xmit)
 			bad = 1;
 		st->prev_xmit = st->t[NS_B_DEV_XMIT];
 	}
 	if (bad) {
 		count(1);
-		return;
+		return 0;
 	}
 	for (i = 0; i < sizeof(kstages) / sizeof(kstages[0]); i++) {
 		struct khist *h;
@@ -198,6 +215,7 @@ static __always_inline void account(struct ns_sk *st)
 			h->b[b]++;
 	}
 	count(0);
+	return 0;
 }
 
 /* Hand the transaction to its worker and start the next one. */
@@ -248,15 +266,19 @@ static __always_inline __u64 *rx_slots(struct ns_sk *st)
 /* Bytes of L3 and L4 header ours() needs at most: IPv6 (40) + TCP (13). */
 #define HDR_BYTES 64
 
+/* ours(): what a packet of the data port carries. */
+enum { NOT_OURS, TCP_PAYLOAD, UDP_PAYLOAD };
+
 /*
- * Is this packet TCP payload to or from the data port? If so, fill in
- * the connection it is for. skb->data is at L3; one read takes both
- * headers. Pure ACKs are no message.
+ * Is this packet TCP payload (or, tracing UDP, a datagram) to or from
+ * the data port? If so, fill in the connection it is for. skb->data is
+ * at L3; one read takes both headers. Pure ACKs are no message.
  */
 static __always_inline int ours(const struct sk_buff *skb, struct conn *c)
 {
 	__u16 proto = bpf_ntohs(skb->protocol), iplen, sport, dport;
-	__u8 h[HDR_BYTES], doff;
+	__u8 h[HDR_BYTES], doff, l4 = NS_IS_UDP(side) ? IPPROTO_UDP
+						      : IPPROTO_TCP;
 	__u32 a6[4];
 	unsigned int thoff;
 
@@ -265,7 +287,7 @@ static __always_inline int ours(const struct sk_buff *skb, struct conn *c)
 	if (bpf_probe_read_kernel(h, sizeof(h), skb->data))
 		return 0;
 	if (proto == ETH_P_IP) {
-		if (h[9] != IPPROTO_TCP)
+		if (h[9] != l4)
 			return 0;
 		thoff = (h[0] & 0xf) * 4;
 		if (thoff < 20 || thoff > HDR_BYTES - 14)
@@ -274,7 +296,7 @@ static __always_inline int ours(const struct sk_buff *skb, struct conn *c)
 		__builtin_memcpy(&c->raddr, h + 12, 4);
 		__builtin_memcpy(&c->laddr, h + 16, 4);
 	} else {
-		if (h[6] != IPPROTO_TCP)
+		if (h[6] != l4)
 			return 0;
 		thoff = 40;
 		iplen = h[4] << 8 | h[5];
@@ -288,12 +310,15 @@ static __always_inline int ours(const struct sk_buff *skb, struct conn *c)
 	doff = h[thoff + 12];
 	/* Only packets to this side's sockets: to a server's data port,
 	 * from it to a client. */
-	if ((side == NS_SERVER ? dport : sport) != data_port)
+	if ((NS_IS_SERVER(side) ? dport : sport) != data_port)
 		return 0;
 	c->rport = bpf_htons(sport);
 	c->lport = bpf_htons(dport);
+	if (l4 == IPPROTO_UDP)
+		return (h[thoff + 4] << 8 | h[thoff + 5]) > 8 ? UDP_PAYLOAD
+							       : NOT_OURS;
 	/* A length of 0 is a GSO packet too big for the field: payload. */
-	return iplen == 0 || iplen > (doff >> 4) * 4;
+	return iplen == 0 || iplen > (doff >> 4) * 4 ? TCP_PAYLOAD : NOT_OURS;
 }
 
 SEC("tp_btf/netif_receive_skb")
@@ -301,9 +326,16 @@ int BPF_PROG(netif_receive_skb, struct sk_buff *skb)
 {
 	struct arrival *a, fresh = {};
 	struct conn c = {};
+	__u64 key = (__u64)skb, now;
 
-	if (!ours(skb, &c))
+	switch (ours(skb, &c)) {
+	case NOT_OURS:
 		return 0;
+	case UDP_PAYLOAD:
+		now = bpf_ktime_get_ns();
+		bpf_map_update_elem(&udp_rx, &key, &now, BPF_ANY);
+		return 0;
+	}
 	/* The earliest payload TCP has not taken yet: the message's first. */
 	a = bpf_map_lookup_elem(&rx_first, &c);
 	if (a && a->taken) {
@@ -382,6 +414,77 @@ int BPF_PROG(tcp_rcv_established, struct sock *sk, struct sk_buff *skb)
 	return tcp_rx(sk, skb);
 }
 
+/* A UDP stamp slot: 0 is not written yet; NO_ARRIVAL, arrival unseen. */
+#define NO_ARRIVAL (~0ULL)
+#define UDP_SLOT(i) ((i) & (NS_UDP_QUEUE - 1))
+
+/*
+ * UDP wakes its socket once per datagram queued, right after queueing
+ * it: the queue's tail is that datagram. Its arrival and this wake-up
+ * join the socket's queue of stamps.
+ */
+static __always_inline int udp_ready(const struct sock *sk, struct ns_sk *st)
+{
+	__u64 key = (__u64)sk->sk_receive_queue.prev, *t;
+	__u32 i;
+
+	t = bpf_map_lookup_elem(&udp_rx, &key);
+	if (st->udp_overflow)
+		goto out;
+	i = __sync_fetch_and_add(&st->udp_tail, 1);
+	if (i - st->udp_head >= NS_UDP_QUEUE) {
+		st->udp_overflow = 1;
+		goto out;
+	}
+	st->udp_q[UDP_SLOT(i)][1] = bpf_ktime_get_ns();
+	st->udp_q[UDP_SLOT(i)][0] = t ? *t : NO_ARRIVAL;
+out:
+	if (t)
+		bpf_map_delete_elem(&udp_rx, &key);
+	return 0;
+}
+
+/* Datagrams a UDP socket still has queued for recv. */
+static __always_inline __u32 udp_queued(const struct sock *sk)
+{
+	return sk->sk_receive_queue.qlen +
+	       BPF_CORE_READ((struct udp_sock *)sk, reader_queue.qlen);
+}
+
+/*
+ * UDP: recv took the oldest datagram; its stamps are this transaction's.
+ * A reader on another CPU can take a datagram before its wake-up ran:
+ * that transaction goes without, and the stamps added late are found
+ * stale here, as more than the datagrams left can account for.
+ */
+static __always_inline void udp_read(const struct sock *sk, struct ns_sk *st)
+{
+	__u32 left = udp_queued(sk), n;
+	__u64 *slot;
+
+	st->t[NS_B_NETIF_RX] = st->t[NS_B_DATA_READY] = 0;
+	if (st->udp_overflow) {
+		if (!left) {
+			st->udp_head = st->udp_tail;
+			st->udp_overflow = 0;
+		}
+		return;
+	}
+	/* The oldest of more stamps than datagrams left are stale. */
+	n = st->udp_tail - st->udp_head;
+	if (n > left + 1)
+		st->udp_head += n - (left + 1);
+	if (st->udp_tail == st->udp_head)
+		return;
+	slot = st->udp_q[UDP_SLOT(st->udp_head)];
+	if (slot[0] && slot[0] != NO_ARRIVAL) {
+		st->t[NS_B_NETIF_RX] = slot[0];
+		st->t[NS_B_DATA_READY] = slot[1];
+	}
+	slot[0] = slot[1] = 0;
+	st->udp_head++;
+}
+
 SEC("tp_btf/sk_data_ready")
 int BPF_PROG(sk_data_ready, const struct sock *sk)
 {
@@ -390,6 +493,8 @@ int BPF_PROG(sk_data_ready, const struct sock *sk)
 
 	if (!st)
 		return 0;
+	if (NS_IS_UDP(st->side))
+		return udp_ready(sk, st);
 	slots = rx_slots(st);
 	if (slots[NS_B_TCP_RX] && !slots[NS_B_DATA_READY])
 		slots[NS_B_DATA_READY] = bpf_ktime_get_ns();
@@ -410,6 +515,8 @@ static __always_inline int message_part(struct sock *sk, int ret, int rx)
 	if (!st)
 		return 0;
 	side = st->side & 1;
+	if (rx && NS_IS_UDP(st->side))
+		udp_read(sk, st);
 	bytes = rx ? &st->rx_bytes : &st->tx_bytes;
 	size = rx ? rx_size[side] : tx_size[side];
 	*bytes += ret;
@@ -451,7 +558,8 @@ static __always_inline int dev_xmit(const struct sk_buff *skb)
 	if (!sk)
 		return 0;
 	st = lookup(sk);
-	if (st && st->t[NS_B_TCP_SEND])
+	/* TCP: once the message entered TCP (not an ACK's hand-off). */
+	if (st && (st->t[NS_B_TCP_SEND] || NS_IS_UDP(st->side)))
 		stamp_once(st, NS_B_DEV_XMIT, bpf_ktime_get_ns());
 	return 0;
 }

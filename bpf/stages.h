@@ -33,7 +33,9 @@ enum ns_boundary { NS_BOUNDARIES(NS_B_ENUM) NS_B_COUNT };
  * X(side, stage name, from, to): each side's stages in time order. A
  * client transaction runs from APP_SEND to APP_DONE, the latency its
  * worker measures; a server's from the request's NETIF_RX to APP_DONE
- * after the response is sent.
+ * after the response is sent. UDP (udp_rr) has no TCP boundaries: its
+ * send goes from the call to the device, its receive from the device to
+ * the wake-up.
  */
 #define NS_STAGES(X)						\
 	X(CLIENT, send_call, APP_SEND, TCP_SEND)		\
@@ -51,7 +53,19 @@ enum ns_boundary { NS_BOUNDARIES(NS_B_ENUM) NS_B_COUNT };
 	X(SERVER, app, RECV_RET, APP_SEND)			\
 	X(SERVER, send_call, APP_SEND, TCP_SEND)		\
 	X(SERVER, tcp_tx, TCP_SEND, DEV_XMIT)			\
-	X(SERVER, send_return, DEV_XMIT, APP_DONE)
+	X(SERVER, send_return, DEV_XMIT, APP_DONE)		\
+	X(CLIENT_UDP, send_call, APP_SEND, DEV_XMIT)		\
+	X(CLIENT_UDP, remote, DEV_XMIT, NETIF_RX)		\
+	X(CLIENT_UDP, udp_rx, NETIF_RX, DATA_READY)		\
+	X(CLIENT_UDP, wakeup, DATA_READY, EPOLL_RET)		\
+	X(CLIENT_UDP, recv_call, EPOLL_RET, RECV_RET)		\
+	X(CLIENT_UDP, to_app, RECV_RET, APP_DONE)		\
+	X(SERVER_UDP, udp_rx, NETIF_RX, DATA_READY)		\
+	X(SERVER_UDP, wakeup, DATA_READY, EPOLL_RET)		\
+	X(SERVER_UDP, recv_call, EPOLL_RET, RECV_RET)		\
+	X(SERVER_UDP, app, RECV_RET, APP_SEND)			\
+	X(SERVER_UDP, send_call, APP_SEND, DEV_XMIT)		\
+	X(SERVER_UDP, send_return, DEV_XMIT, APP_DONE)
 
 /*
  * --trace=hist: the stages BPF can time alone, between kernel
@@ -69,25 +83,44 @@ enum ns_boundary { NS_BOUNDARIES(NS_B_ENUM) NS_B_COUNT };
 	X(SERVER, ready_recv, DATA_READY, RECV_RET)		\
 	X(SERVER, recv_send, RECV_RET, TCP_SEND)		\
 	X(SERVER, tcp_tx, TCP_SEND, DEV_XMIT)			\
-	X(SERVER, xmit_return, DEV_XMIT, SEND_RET)
+	X(SERVER, xmit_return, DEV_XMIT, SEND_RET)		\
+	X(CLIENT_UDP, remote, DEV_XMIT, NETIF_RX)		\
+	X(CLIENT_UDP, udp_rx, NETIF_RX, DATA_READY)		\
+	X(CLIENT_UDP, ready_recv, DATA_READY, RECV_RET)		\
+	X(SERVER_UDP, udp_rx, NETIF_RX, DATA_READY)		\
+	X(SERVER_UDP, ready_recv, DATA_READY, RECV_RET)		\
+	X(SERVER_UDP, recv_xmit, RECV_RET, DEV_XMIT)		\
+	X(SERVER_UDP, xmit_return, DEV_XMIT, SEND_RET)
 
 #define NS_MAX_KSTAGES 6
 
-enum ns_side { NS_CLIENT = 0, NS_SERVER = 1 };
+/*
+ * Which end, and over which transport: bit 0 is the end (client 0,
+ * server 1), bit 1 says UDP. Stage lists are by this value.
+ */
+enum ns_side {
+	NS_CLIENT = 0, NS_SERVER = 1, NS_CLIENT_UDP = 2, NS_SERVER_UDP = 3
+};
+#define NS_SIDES 4
+#define NS_IS_SERVER(s) ((s) & 1)
+#define NS_IS_UDP(s) ((s) & 2)
 
-/* Stages of a side at most (both have 8). */
+/* Stages of a side at most (TCP's have 8). */
 #define NS_MAX_STAGES 8
 
 /* Workers that can be traced, and each one's ring buffer. */
 #define NS_MAX_RINGS 256
 #define NS_RING_BYTES (1 << 20)
 
+/* UDP datagrams queued on one socket whose stamps are kept (a power of 2). */
+#define NS_UDP_QUEUE 16
+
 /* Per registered socket, in BPF_MAP_TYPE_SK_STORAGE. */
 struct ns_sk {
 	/* written by user space when it registers the socket */
 	unsigned int flow_id;
 	unsigned short worker;
-	unsigned char side;	/* enum ns_side */
+	unsigned char side;	/* enum ns_side: end and transport */
 	unsigned char pad;
 	/* kept by BPF */
 	unsigned long long seq;		/* transactions completed */
@@ -103,6 +136,15 @@ struct ns_sk {
 	unsigned long long next[NS_B_COUNT];
 	/* --trace=hist, server: the last response's DEV_XMIT */
 	unsigned long long prev_xmit;
+	/*
+	 * UDP: NETIF_RX and DATA_READY of the datagrams queued and not yet
+	 * read, in queue order (recv takes them in that order). The wake-ups
+	 * of several senders add at once: the tail moves atomically.
+	 */
+	unsigned long long udp_q[NS_UDP_QUEUE][2];
+	unsigned int udp_head, udp_tail;
+	unsigned int udp_overflow;	/* lost track: wait for an empty queue */
+	unsigned int pad2;
 };
 
 /* One record per transaction per side, from BPF to the side's worker. */

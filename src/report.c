@@ -77,7 +77,7 @@ void report_collect(struct side_result *r, struct worker *w, int n,
 	}
 	throughput_fit(r, w, n, rs);
 	if (rs->tracer)
-		trace_summarise(&r->trace, rs->tracer, w, n, rs->is_client);
+		trace_summarise(&r->trace, rs->tracer, w, n, trace_side(rs));
 }
 
 /* us of CPU per transaction (rr) or per KB moved (stream); -1 unknown. */
@@ -385,7 +385,7 @@ void out_abort(struct out_file *o)
 
 static enum ns_side side_of(const struct run_shared *rs)
 {
-	return rs->is_client ? NS_CLIENT : NS_SERVER;
+	return trace_side(rs);
 }
 
 static void csv_header(FILE *f, const struct run_shared *rs)

@@ -69,12 +69,21 @@ int side_init(struct side *s, struct options *o, const struct workload *wl,
 	return 0;
 }
 
+static void trace_flow(struct side *s, struct flow *f)
+{
+	int rc = tracer_register(s->rs.tracer, f->fd, f->id,
+				 f->id % s->o->num_threads);
+
+	if (rc)
+		log_err("--trace: flow %d not traced: %s", f->id, strerror(-rc));
+}
+
 void side_open_tracer(struct side *s, int data_port)
 {
 	struct options *o = s->o;
 	int client = s->rs.is_client;
 	struct tracer_cfg cfg = {
-		.side = client ? NS_CLIENT : NS_SERVER,
+		.side = trace_side(&s->rs),
 		.rx_size = client ? s->rs.response_size : s->rs.request_size,
 		.tx_size = client ? s->rs.request_size : s->rs.response_size,
 		.data_port = data_port,
@@ -96,21 +105,17 @@ void side_open_tracer(struct side *s, int data_port)
 	s->rs.trace_hist = o->trace == 2;
 	s->rs.ts_offset = tstamp_offset();
 	log_info("tracing with %s", tracer_hooks(s->rs.tracer));
+	/* A UDP server's sockets exist before the tracer: it needs their port. */
+	for (int i = 0; i < s->nflows; i++)
+		trace_flow(s, s->flows[i]);
 }
 
 void side_add_flow(struct side *s, struct flow *f)
 {
-	int rc;
-
 	char err[160];
 
-	if (s->rs.tracer) {
-		rc = tracer_register(s->rs.tracer, f->fd, f->id,
-				     f->id % s->o->num_threads);
-		if (rc)
-			log_err("--trace: flow %d not traced: %s", f->id,
-				strerror(-rc));
-	}
+	if (s->rs.tracer)
+		trace_flow(s, f);
 	if (s->rs.timestamping && tstamp_enable(f->fd, err, sizeof(err)))
 		log_err("--timestamping: flow %d: %s", f->id, err);
 	if (!(s->nflows & (s->nflows - 1)) || !s->flows)
@@ -182,7 +187,7 @@ int side_finish(struct side *s)
 			    s->rs.is_client ? "client" : "server");
 	if (s->trace_records.f) {
 		trace_records_csv(s->trace_records.f, s->workers, s->nworkers,
-				  s->rs.is_client ? NS_CLIENT : NS_SERVER);
+				  trace_side(&s->rs));
 		if (out_commit(&s->trace_records, err, sizeof(err)))
 			log_err("%s", err), rc = 1;
 	}

@@ -315,7 +315,7 @@ static int setup_worker(struct worker *w, struct run_shared *rs, char *err,
 	if (rs->tracer && !rs->trace_hist) {
 		w->tw = xcalloc(1, sizeof(*w->tw));
 		if (trace_worker_init(w->tw, rs->tracer, w->id,
-				      rs->is_client ? NS_CLIENT : NS_SERVER,
+				      trace_side(rs),
 				      rs->trace_recs_per_worker)) {
 			snprintf(err, len, "trace ring: %s", strerror(errno));
 			return -1;

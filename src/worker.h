@@ -10,6 +10,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 
 #include "flow.h"
 #include "hist.h"
@@ -48,6 +49,13 @@ struct run_shared {
 	int trace_hist;		/* --trace=hist: BPF keeps it all */
 	struct script *script;	/* --script: NULL when none */
 };
+
+/* --trace: the stage lists this side's transactions follow. */
+static inline enum ns_side trace_side(const struct run_shared *rs)
+{
+	return (enum ns_side)((rs->is_client ? NS_CLIENT : NS_SERVER) |
+			      (rs->wl->socktype == SOCK_DGRAM ? 2 : 0));
+}
 
 /* One flow's figures over one interval, a row of samples.csv. */
 struct sample {

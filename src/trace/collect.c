@@ -96,6 +96,7 @@ void trace_worker_take(struct trace_worker *tw, struct flow *f,
 	 * unrecorded (counted then): follow the kernel's numbering.
 	 */
 	f->tr_seq = tw->rec.seq + 1;
+	/* UDP's arrival comes with the datagram: no stamps surface late. */
 	if (tw->side == NS_SERVER) {
 		struct ustamps us = *u;
 

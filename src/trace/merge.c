@@ -21,10 +21,10 @@ static const struct {
 } all_kstages[] = { NS_KSTAGES(DEF) };
 #undef DEF
 
-static struct stage_def by_side[2][NS_MAX_STAGES];
-static int nby_side[2];
-static struct stage_def kby_side[2][NS_MAX_KSTAGES];
-static int nkby_side[2];
+static struct stage_def by_side[NS_SIDES][NS_MAX_STAGES];
+static int nby_side[NS_SIDES];
+static struct stage_def kby_side[NS_SIDES][NS_MAX_KSTAGES];
+static int nkby_side[NS_SIDES];
 static pthread_once_t indexed = PTHREAD_ONCE_INIT;
 
 static void build_index(void)
@@ -88,7 +88,7 @@ enum merge_result merge_transaction(enum ns_side side,
 	const struct stage_def *d = stage_defs(side);
 	int i, n = stage_count(side);
 
-	uint64_t seen;
+	uint64_t seen, queued;
 
 	memset(m, 0, sizeof(*m));
 	memcpy(m->b, k->t, sizeof(m->b));
@@ -104,7 +104,8 @@ enum merge_result merge_transaction(enum ns_side side,
 	 * whichever came first.
 	 */
 	seen = u->epoll_ret ? u->epoll_ret : m->b[NS_B_RECV_RET];
-	if (seen && m->b[NS_B_TCP_RX] && m->b[NS_B_TCP_RX] <= seen &&
+	queued = m->b[NS_IS_UDP(side) ? NS_B_NETIF_RX : NS_B_TCP_RX];
+	if (seen && queued && queued <= seen &&
 	    (!m->b[NS_B_DATA_READY] || m->b[NS_B_DATA_READY] > seen))
 		m->b[NS_B_DATA_READY] = seen;
 	if (!m->b[NS_B_EPOLL_RET]) {

@@ -30,12 +30,12 @@ static void summarise_bpf(struct trace_summary *ts, struct tracer *t)
 }
 
 void trace_summarise(struct trace_summary *ts, struct tracer *t,
-		     struct worker *w, int n, int is_client)
+		     struct worker *w, int n, enum ns_side side)
 {
 	int i, j;
 
 	memset(ts, 0, sizeof(*ts));
-	ts->side = is_client ? NS_CLIENT : NS_SERVER;
+	ts->side = side;
 	ts->hist_mode = n > 0 && w[0].rs->trace_hist;
 	for (j = 0; j < NS_MAX_STAGES; j++)
 		hist_reset(&ts->stage[j]);
@@ -183,7 +183,7 @@ void trace_records_csv(FILE *f, struct worker *w, int n, enum ns_side side)
 			const struct trace_rec *tr = &tw->recs[r];
 
 			fprintf(f, "%s,%u,%u,%llu",
-				side == NS_CLIENT ? "client" : "server",
+				NS_IS_SERVER(side) ? "server" : "client",
 				tr->worker, tr->flow_id,
 				(unsigned long long)tr->seq);
 			/*

@@ -28,7 +28,7 @@ struct trace_summary {
 };
 
 void trace_summarise(struct trace_summary *ts, struct tracer *t,
-		     struct worker *w, int n, int is_client);
+		     struct worker *w, int n, enum ns_side side);
 /* off_reason: why --trace is off, or NULL when it ran. */
 void trace_kv(const struct trace_summary *ts, const struct tracer *t,
 	      const char *off_reason, uint64_t transactions,

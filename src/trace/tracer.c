@@ -20,17 +20,28 @@ struct hook {
 	const char *name;
 	const char *fentry;	/* program name, or NULL */
 	const char *tp_btf;
+	int only;		/* ONLY_TCP, or 0: TCP and UDP */
 };
 
+enum { ONLY_TCP = 1 };
+
 static const struct hook hooks[] = {
-	{ "netif_receive_skb", NULL, "netif_receive_skb" },
-	{ "tcp_rcv_established", "tcp_rcv_established", "tcp_probe" },
-	{ "sk_data_ready", NULL, "sk_data_ready" },
-	{ "sock_recv_length", NULL, "sock_recv_length" },
-	{ "tcp_sendmsg_locked", NULL, "tcp_sendmsg_locked" },
-	{ "dev_hard_start_xmit", "dev_hard_start_xmit", "net_dev_start_xmit" },
-	{ "sock_send_length", NULL, "sock_send_length" },
+	{ "netif_receive_skb", NULL, "netif_receive_skb", 0 },
+	{ "tcp_rcv_established", "tcp_rcv_established", "tcp_probe",
+	  ONLY_TCP },
+	{ "sk_data_ready", NULL, "sk_data_ready", 0 },
+	{ "sock_recv_length", NULL, "sock_recv_length", 0 },
+	{ "tcp_sendmsg_locked", NULL, "tcp_sendmsg_locked", ONLY_TCP },
+	{ "dev_hard_start_xmit", "dev_hard_start_xmit", "net_dev_start_xmit",
+	  0 },
+	{ "sock_send_length", NULL, "sock_send_length", 0 },
 };
+
+/* Does this side's transport use hook h? */
+static int used(const struct hook *h, enum ns_side side)
+{
+	return !h->only || !NS_IS_UDP(side);
+}
 
 struct tracer {
 	struct stages_bpf *skel;
@@ -70,8 +81,8 @@ static struct stages_bpf *open_with(const struct tracer_cfg *cfg,
 		*err = -errno;
 		return NULL;
 	}
-	skel->rodata->rx_size[cfg->side] = cfg->rx_size;
-	skel->rodata->tx_size[cfg->side] = cfg->tx_size;
+	skel->rodata->rx_size[NS_IS_SERVER(cfg->side)] = cfg->rx_size;
+	skel->rodata->tx_size[NS_IS_SERVER(cfg->side)] = cfg->tx_size;
 	skel->rodata->data_port = cfg->data_port;
 	skel->rodata->side = cfg->side;
 	skel->rodata->hist_mode = cfg->hist_mode;
@@ -84,9 +95,10 @@ static struct stages_bpf *open_with(const struct tracer_cfg *cfg,
 								  h->fentry)
 			       : NULL;
 		if (fe)
-			bpf_program__set_autoload(fe, fentry);
+			bpf_program__set_autoload(fe, fentry && used(h, cfg->side));
 		if (tp)
-			bpf_program__set_autoload(tp, !(fentry && fe));
+			bpf_program__set_autoload(tp, !(fentry && fe) &&
+						  used(h, cfg->side));
 	}
 	*err = stages_bpf__load(skel);
 	if (*err) {
@@ -105,6 +117,8 @@ static int attach(struct tracer *t, int fentry, char *why, size_t len)
 		const char *prog = fentry && h->fentry ? h->fentry : h->tp_btf;
 		struct bpf_program *p;
 
+		if (!used(h, t->side))
+			continue;
 		p = bpf_object__find_program_by_name(t->skel->obj, prog);
 		t->links[i] = p ? bpf_program__attach(p) : NULL;
 		if (!t->links[i]) {
@@ -113,7 +127,7 @@ static int attach(struct tracer *t, int fentry, char *why, size_t len)
 			return -1;
 		}
 		n += snprintf(t->hooks + n, sizeof(t->hooks) - n, "%s%s:%s",
-			      i ? "," : "", h->name,
+			      n ? "," : "", h->name,
 			      fentry && h->fentry ? "fentry" : "tp_btf");
 	}
 	return 0;

@@ -5,6 +5,10 @@
  * a sequence number (in its first min(8, request, response size) bytes)
  * that the server echoes, so a late response is never matched to a
  * later request: it is counted late and dropped.
+ *
+ * --trace: a datagram read in the same batch as an earlier one had no
+ * epoll wait of its own, so only the batch's first read carries the
+ * epoll return; the others' wake-up stage is 0 (merge.h).
  */
 #include <errno.h>
 #include <string.h>
@@ -13,6 +17,7 @@
 
 #include "../common.h"
 #include "../io.h"
+#include "../trace/collect.h"
 #include "../worker.h"
 #include "seq.h"
 
@@ -24,6 +29,16 @@ enum { URR_WAITING = 1 };
 static size_t seq_bytes(const struct run_shared *rs)
 {
 	return seq_width(rs->request_size, rs->response_size);
+}
+
+static void traced(struct worker *w, struct flow *f, uint64_t sent,
+		   uint64_t epoll_ret, uint64_t done)
+{
+	struct ustamps u = {
+		.app_send = sent, .epoll_ret = epoll_ret, .app_done = done,
+	};
+
+	trace_worker_done(w->tw, f, &u);
 }
 
 static void send_request(struct worker *w, struct flow *f, uint64_t now)
@@ -71,6 +86,9 @@ static void client_read(struct worker *w, struct flow *f)
 		f->bytes_read += r;
 		hist_add(f->lat, now - f->t_send);
 		f->transactions++;
+		if (w->tw)
+			traced(w, f, f->t_send,
+			       w->t_epoll > f->t_send ? w->t_epoll : 0, now);
 		send_request(w, f, now);
 	}
 }
@@ -79,6 +97,7 @@ static void client_read(struct worker *w, struct flow *f)
 static void server_read(struct worker *w, struct flow *f)
 {
 	const struct run_shared *rs = w->rs;
+	uint64_t sent = 0;
 	int i;
 
 	for (i = 0; i < BURST; i++) {
@@ -94,6 +113,8 @@ static void server_read(struct worker *w, struct flow *f)
 			return;
 		}
 		f->bytes_read += r;
+		if (w->tw)
+			sent = now_ns();
 		r = io_sendto(w, f->fd, w->buf, rs->response_size,
 			      MSG_DONTWAIT, (struct sockaddr *)&peer, pl);
 		if (r < 0) {
@@ -102,6 +123,8 @@ static void server_read(struct worker *w, struct flow *f)
 		}
 		f->bytes_written += r;
 		f->transactions++;
+		if (w->tw)
+			traced(w, f, sent, i ? 0 : w->t_epoll, now_ns());
 	}
 }
 

@@ -20,6 +20,22 @@ check_trace_counts() {
 		"$side tcp_tx count"
 }
 
+# The same for udp_rr, whose stages have no tcp_tx: udp_rx instead.
+# PCT: the share of incomplete transactions allowed (1% by default).
+check_trace_counts_udp() {
+	local out=$1 side=$2 pct=${3:-1} n t i
+
+	n=$(key "$out" "$side.num_transactions")
+	t=$(key "$out" "$side.trace_transactions")
+	i=$(key "$out" "$side.trace_incomplete")
+	expect_eq "$(key "$out" "$side.trace_status")" records "$side trace"
+	expect_eq "$(key "$out" "$side.trace_lost")" 0 "$side records lost"
+	expect_eq $((t + i)) "$n" "$side traced + incomplete = transactions"
+	expect_le $((i * 100)) $((n * pct)) "$side incomplete <= $pct%"
+	expect_eq "$(key "$out" "$side.stage_udp_rx_count")" "$t" \
+		"$side udp_rx count"
+}
+
 t_trace_stages_add_up_on_both_sides() {
 	need_root
 	ns tcp_rr --local -l 2 -q -F 2 -T 2 --trace \
@@ -205,4 +221,46 @@ sys.exit(0 if m > 0 and w >= 0 else 1)" || fail "$s: mean '$m' width '$w'"
 	done
 	# The server does not repeat its own analysis: the client decides.
 	! grep -q '^server.stage_wakeup_p50_mean_us=' out
+}
+
+t_trace_udp_rr_both_sides() {
+	need_root
+	ns udp_rr --local -l 2 -q --trace --trace-records=tr.csv \
+		--trace-max-records=1000000 > out 2> err
+	for side in client server; do
+		check_trace_counts_udp out $side
+	done
+	# UDP has no TCP hooks: none attached, none listed.
+	grep -q '^client.trace_hooks=netif_receive_skb:tp_btf,sk_data_ready:tp_btf,sock_recv_length:tp_btf,dev_hard_start_xmit:\(fentry\|tp_btf\),sock_send_length:tp_btf$' out
+	grep -q '^client.stage_udp_rx_p99_us=' out
+	! grep -q '^client.stage_tcp_tx' out
+	$CHECK_TRACE tr.csv tr.server.csv --results out
+}
+
+t_trace_udp_rr_flows_sharing_a_server_socket() {
+	need_root
+	# Four flows on two server sockets: datagrams of several clients
+	# queue behind each other, and each keeps its own stamps.
+	ns udp_rr --local -l 2 -q -F 4 -T 2 --trace --trace-records=tr.csv \
+		--trace-max-records=1000000 > out 2> err
+	check_trace_counts_udp out client
+	# A server socket's reader can take a datagram before the wake-up
+	# for it ran on the sender's CPU: that one is incomplete, counted.
+	check_trace_counts_udp out server 5
+	$CHECK_TRACE tr.csv
+	$CHECK_TRACE tr.server.csv
+}
+
+t_trace_udp_rr_hist_mode() {
+	need_root
+	ns udp_rr --local -l 1 -q --trace=hist > out 2> err
+	for side in client server; do
+		expect_eq "$(key out $side.trace_status)" hist "$side status"
+		n=$(key out $side.trace_transactions)
+		expect_gt "$n" 0 "$side timed in BPF"
+		expect_eq "$(key out $side.stage_udp_rx_count)" "$n" \
+			"$side udp_rx count"
+	done
+	expect_eq "$(key out server.stage_recv_xmit_count)" \
+		"$(key out server.trace_transactions)" "server recv_xmit count"
 }
