@@ -180,8 +180,6 @@ int side_finish(struct side *s)
 			4096);
 	report_print(&results, s->o, stdout);
 	fflush(stdout);
-	if (s->rs.script)
-		script_keep_results(s->rs.script, s, &results);
 	if (s->rs.tracer)
 		trace_table(&s->res.trace, stderr,
 			    s->rs.is_client ? "client" : "server");
@@ -204,6 +202,9 @@ int side_finish(struct side *s)
 		if (out_commit(&s->json, err, sizeof(err)))
 			log_err("%s", err), rc = 1;
 	}
+	/* Last: the script takes the records over from the workers. */
+	if (s->rs.script)
+		script_keep_results(s->rs.script, s, &results);
 	kv_free(&results);
 	kv_free(&opts);
 	return rc;

@@ -1,7 +1,8 @@
 /*
- * Result objects for scripts. Histograms are copies; records stay one
- * C array that an iterator walks, so a million records never become a
- * million Lua tables at once. Durations are in microseconds (floats),
+ * Result objects for scripts. Histograms are copies; records stay the
+ * workers' own C arrays (taken over, not copied) that an iterator
+ * walks, so a million records never become a million Lua tables at
+ * once. Durations are in microseconds (floats),
  * boundary stamps in nanoseconds of CLOCK_MONOTONIC (integers).
  */
 #include <ctype.h>
@@ -30,8 +31,10 @@ struct kept {
 	struct trace_summary ts;
 	int nstages;
 	const struct stage_def *defs;
-	struct trace_rec *recs;
-	long nrecs;
+	struct trace_rec *recs[NS_MAX_RINGS];	/* by worker */
+	long nrec[NS_MAX_RINGS];
+	int nworkers;
+	long nrecs;			/* in all */
 };
 
 struct lrec {
@@ -44,29 +47,26 @@ void results_free(struct kept *k)
 	if (!k)
 		return;
 	kv_free(&k->keys);
-	free(k->recs);
+	for (int i = 0; i < k->nworkers; i++)
+		free(k->recs[i]);
 	free(k);
 }
 
+/* Take the workers' record arrays over: side_free() would free them. */
 static void keep_records(struct kept *k, struct worker *w, int n)
 {
-	long total = 0, at = 0;
 	int i;
 
-	for (i = 0; i < n; i++)
-		if (w[i].tw)
-			total += w[i].tw->nrecs;
-	if (!total)
-		return;
-	k->recs = xcalloc(total, sizeof(*k->recs));
-	for (i = 0; i < n; i++) {
-		if (!w[i].tw || !w[i].tw->nrecs)
+	for (i = 0; i < n && i < NS_MAX_RINGS; i++) {
+		if (!w[i].tw)
 			continue;
-		memcpy(k->recs + at, w[i].tw->recs,
-		       w[i].tw->nrecs * sizeof(*k->recs));
-		at += w[i].tw->nrecs;
+		k->recs[i] = w[i].tw->recs;
+		k->nrec[i] = w[i].tw->nrecs;
+		k->nrecs += w[i].tw->nrecs;
+		w[i].tw->recs = NULL;
+		w[i].tw->nrecs = 0;
 	}
-	k->nrecs = total;
+	k->nworkers = i;
 }
 
 void script_keep_results(struct script *sc, struct side *s,
@@ -249,18 +249,24 @@ static int rec_index(lua_State *L)
 	return 1;
 }
 
+/* Upvalues: the kept results, the worker and the index in its array. */
 static int records_next(lua_State *L)
 {
 	const struct kept *k = lua_touserdata(L, lua_upvalueindex(1));
-	lua_Integer i = lua_tointeger(L, lua_upvalueindex(2));
+	lua_Integer w = lua_tointeger(L, lua_upvalueindex(2));
+	lua_Integer i = lua_tointeger(L, lua_upvalueindex(3));
 	struct lrec *r;
 
-	if (i >= k->nrecs)
+	while (w < k->nworkers && i >= k->nrec[w])
+		w++, i = 0;
+	if (w >= k->nworkers)
 		return 0;
-	lua_pushinteger(L, i + 1);
+	lua_pushinteger(L, w);
 	lua_replace(L, lua_upvalueindex(2));
+	lua_pushinteger(L, i + 1);
+	lua_replace(L, lua_upvalueindex(3));
 	r = lua_newuserdata(L, sizeof(*r));
-	r->r = &k->recs[i];
+	r->r = &k->recs[w][i];
 	r->k = k;
 	luaL_setmetatable(L, REC_MT);
 	return 1;
@@ -272,7 +278,8 @@ static int records(lua_State *L)
 	luaL_checktype(L, 1, LUA_TTABLE);
 	lua_getfield(L, 1, "_kept");
 	lua_pushinteger(L, 0);
-	lua_pushcclosure(L, records_next, 2);
+	lua_pushinteger(L, 0);
+	lua_pushcclosure(L, records_next, 3);
 	return 1;
 }
 

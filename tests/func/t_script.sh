@@ -150,11 +150,13 @@ t_script_stage_hist_and_tail() {
 t_script_per_flow_sums_to_records() {
 	need_root
 	ns tcp_rr --local -l 1 -q -F 4 -T 2 --trace \
-		--trace-max-records 10000000 \
+		--trace-max-records 10000000 --trace-records=tr.csv \
 		--script "$EX/per-flow.lua" > out 2> err
 	n=$(key out client.trace_transactions)
 	grep -qx "flows: 4, records: $n" out ||
 		fail "$(grep '^flows:' out), expected 4 flows, $n records"
+	# The script takes the records over only after the CSV has them.
+	expect_eq $(($(wc -l < tr.csv) - 1)) "$n" "records in the CSV"
 	rows=$(awk '$1 ~ /^[0-9]+$/ {s += $3} END {print s}' out)
 	expect_eq "$rows" "$n" "rows add up"
 	# Flow i runs on thread i % 2.
