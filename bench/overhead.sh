@@ -4,8 +4,10 @@
 # alternating run by run in one invocation, at 1 flow and at -F 4 -T 2,
 # against bpftrace counting four of the same tracepoints as a reference.
 #
-#   bench/overhead.sh [-r REPS] [-l SECONDS] [-P]     (root)
+#   bench/overhead.sh [-r REPS] [-l SECONDS] [-P] [-w udp_rr]     (root)
 #
+# -w udp_rr measures udp_rr instead (no bpftrace reference: its four
+# tracepoints are TCP's).
 # Pinned (server and client on CPU 0) by default: unpinned loopback is
 # bimodal on 2 cores. -P runs unpinned. Prints every run, medians, the
 # ratio traced/untraced and the added nanoseconds per transaction; then
@@ -16,11 +18,13 @@ cd "$(dirname "$0")/.." || exit 1
 REPS=5
 LEN=3
 PIN="taskset -c 0"
-while getopts "r:l:P" opt; do
+WL=tcp_rr
+while getopts "r:l:Pw:" opt; do
 	case $opt in
 	r) REPS=$OPTARG ;;
 	l) LEN=$OPTARG ;;
 	P) PIN="" ;;
+	w) WL=$OPTARG ;;
 	*) exit 2 ;;
 	esac
 done
@@ -47,7 +51,7 @@ run() {			# name args...
 	local name=$1
 
 	shift
-	$PIN $NS tcp_rr --local -q -l "$LEN" "$@" > "$OUT/ns.out" 2> /dev/null
+	$PIN $NS $WL --local -q -l "$LEN" "$@" > "$OUT/ns.out" 2> /dev/null
 	record "$name" "$(grep -m1 '^client.throughput=' "$OUT/ns.out" |
 		cut -d= -f2)"
 	grep -m1 '^client.trace_setup_ms=' "$OUT/ns.out" |
@@ -78,19 +82,19 @@ with_bpftrace() {
 for flows in 1 4; do
 	args=""
 	[ $flows = 4 ] && args="-F 4 -T 2"
-	echo "== tcp_rr $args ${PIN:+pinned to CPU 0} (trans/s)"
+	echo "== $WL $args ${PIN:+pinned to CPU 0} (trans/s)"
 	for i in $(seq "$REPS"); do
 		run "F$flows.untraced" $args
 		run "F$flows.traced" $args --trace
 		run "F$flows.hist" $args --trace=hist
-		[ $have_bpftrace = 1 ] && [ $flows = 1 ] &&
+		[ $have_bpftrace = 1 ] && [ $flows = 1 ] && [ $WL = tcp_rr ] &&
 			with_bpftrace "F$flows.bpftrace" $args
 	done
 done
 
 echo "== bpf_stats: run time per program (one traced 1-flow run)"
 sysctl -qw kernel.bpf_stats_enabled=1
-$PIN $NS tcp_rr --local -q -l "$LEN" --trace > "$OUT/stats.out" 2> /dev/null &
+$PIN $NS $WL --local -q -l "$LEN" --trace > "$OUT/stats.out" 2> /dev/null &
 sleep "$(awk -v l="$LEN" 'BEGIN { print l - 0.5 }')"
 bpftool prog show -j > "$OUT/progs.json"
 wait
