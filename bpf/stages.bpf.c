@@ -601,6 +601,39 @@ int BPF_PROG(dev_hard_start_xmit, struct sk_buff *first)
 	return dev_xmit(first);
 }
 
+/*
+ * tcp_crr: the connection's set-up. A client's socket is registered
+ * before its connect(); a server's exists only as the handshake ends,
+ * before accept(), so its storage is made here, by the data port, and
+ * user space's registration after accept() keeps these stamps.
+ */
+SEC("tp_btf/inet_sock_set_state")
+int BPF_PROG(inet_sock_set_state, const struct sock *sk, const int oldstate,
+	     const int newstate)
+{
+	struct ns_sk *st;
+
+	if (newstate == TCP_SYN_SENT) {
+		st = lookup(sk);
+		if (st)
+			stamp_once(st, NS_B_SYN_SENT, bpf_ktime_get_ns());
+		return 0;
+	}
+	if (newstate != TCP_ESTABLISHED)
+		return 0;
+	st = lookup(sk);
+	if (!st && NS_IS_SERVER(side) &&
+	    sk->__sk_common.skc_num == data_port) {
+		st = bpf_sk_storage_get(&socks, (struct sock *)sk, 0,
+					BPF_SK_STORAGE_GET_F_CREATE);
+		if (st)
+			st->side = side;
+	}
+	if (st)
+		stamp_once(st, NS_B_ESTABLISHED, bpf_ktime_get_ns());
+	return 0;
+}
+
 SEC("tp_btf/sock_send_length")
 int BPF_PROG(sock_send_length, struct sock *sk, int ret, int flags)
 {

@@ -23,7 +23,11 @@
 	X(EPOLL_RET, U)	  /* epoll_wait returned with the flow readable */ \
 	X(RECV_RET, K)	  /* the recv that completes the message returns */ \
 	X(SEND_RET, K)	  /* the send that completes the message returns */ \
-	X(APP_DONE, U)	  /* worker sees the transaction complete */
+	X(APP_DONE, U)	  /* worker sees the transaction complete */	\
+	X(CONNECT, U)	  /* tcp_crr client: worker opens the connection */ \
+	X(SYN_SENT, K)	  /* tcp_crr: connect() sends the SYN */		\
+	X(ESTABLISHED, K) /* tcp_crr: the handshake completes on the socket */ \
+	X(ACCEPT_RET, U)  /* tcp_crr server: accept() returned the socket */
 
 #define NS_B_ENUM(name, where) NS_B_##name,
 enum ns_boundary { NS_BOUNDARIES(NS_B_ENUM) NS_B_COUNT };
@@ -35,7 +39,10 @@ enum ns_boundary { NS_BOUNDARIES(NS_B_ENUM) NS_B_COUNT };
  * worker measures; a server's from the request's NETIF_RX to APP_DONE
  * after the response is sent. UDP (udp_rr) has no TCP boundaries: its
  * send goes from the call to the device, its receive from the device to
- * the wake-up.
+ * the wake-up. A tcp_crr client's transaction starts at the connection;
+ * its server's at the handshake's end, and as the request may arrive
+ * before accept() returns, the server's chain leaves the request's
+ * arrival out.
  */
 #define NS_STAGES(X)						\
 	X(CLIENT, send_call, APP_SEND, TCP_SEND)		\
@@ -54,6 +61,24 @@ enum ns_boundary { NS_BOUNDARIES(NS_B_ENUM) NS_B_COUNT };
 	X(SERVER, send_call, APP_SEND, TCP_SEND)		\
 	X(SERVER, tcp_tx, TCP_SEND, DEV_XMIT)			\
 	X(SERVER, send_return, DEV_XMIT, APP_DONE)		\
+	X(CLIENT_CRR, connect_call, CONNECT, SYN_SENT)		\
+	X(CLIENT_CRR, handshake, SYN_SENT, ESTABLISHED)		\
+	X(CLIENT_CRR, connected, ESTABLISHED, APP_SEND)		\
+	X(CLIENT_CRR, send_call, APP_SEND, TCP_SEND)		\
+	X(CLIENT_CRR, tcp_tx, TCP_SEND, DEV_XMIT)		\
+	X(CLIENT_CRR, remote, DEV_XMIT, NETIF_RX)		\
+	X(CLIENT_CRR, softirq_rx, NETIF_RX, TCP_RX)		\
+	X(CLIENT_CRR, tcp_rx, TCP_RX, DATA_READY)		\
+	X(CLIENT_CRR, wakeup, DATA_READY, EPOLL_RET)		\
+	X(CLIENT_CRR, recv_call, EPOLL_RET, RECV_RET)		\
+	X(CLIENT_CRR, to_app, RECV_RET, APP_DONE)		\
+	X(SERVER_CRR, accept_wait, ESTABLISHED, ACCEPT_RET)	\
+	X(SERVER_CRR, to_epoll, ACCEPT_RET, EPOLL_RET)		\
+	X(SERVER_CRR, recv_call, EPOLL_RET, RECV_RET)		\
+	X(SERVER_CRR, app, RECV_RET, APP_SEND)			\
+	X(SERVER_CRR, send_call, APP_SEND, TCP_SEND)		\
+	X(SERVER_CRR, tcp_tx, TCP_SEND, DEV_XMIT)		\
+	X(SERVER_CRR, send_return, DEV_XMIT, APP_DONE)		\
 	X(CLIENT_UDP, send_call, APP_SEND, DEV_XMIT)		\
 	X(CLIENT_UDP, remote, DEV_XMIT, NETIF_RX)		\
 	X(CLIENT_UDP, udp_rx, NETIF_RX, DATA_READY)		\
@@ -84,6 +109,16 @@ enum ns_boundary { NS_BOUNDARIES(NS_B_ENUM) NS_B_COUNT };
 	X(SERVER, recv_send, RECV_RET, TCP_SEND)		\
 	X(SERVER, tcp_tx, TCP_SEND, DEV_XMIT)			\
 	X(SERVER, xmit_return, DEV_XMIT, SEND_RET)		\
+	X(CLIENT_CRR, handshake, SYN_SENT, ESTABLISHED)		\
+	X(CLIENT_CRR, tcp_tx, TCP_SEND, DEV_XMIT)		\
+	X(CLIENT_CRR, remote, DEV_XMIT, NETIF_RX)		\
+	X(CLIENT_CRR, softirq_rx, NETIF_RX, TCP_RX)		\
+	X(CLIENT_CRR, tcp_rx, TCP_RX, DATA_READY)		\
+	X(CLIENT_CRR, ready_recv, DATA_READY, RECV_RET)		\
+	X(SERVER_CRR, established_recv, ESTABLISHED, RECV_RET)	\
+	X(SERVER_CRR, recv_send, RECV_RET, TCP_SEND)		\
+	X(SERVER_CRR, tcp_tx, TCP_SEND, DEV_XMIT)		\
+	X(SERVER_CRR, xmit_return, DEV_XMIT, SEND_RET)		\
 	X(CLIENT_UDP, remote, DEV_XMIT, NETIF_RX)		\
 	X(CLIENT_UDP, udp_rx, NETIF_RX, DATA_READY)		\
 	X(CLIENT_UDP, ready_recv, DATA_READY, RECV_RET)		\
@@ -96,17 +131,20 @@ enum ns_boundary { NS_BOUNDARIES(NS_B_ENUM) NS_B_COUNT };
 
 /*
  * Which end, and over which transport: bit 0 is the end (client 0,
- * server 1), bit 1 says UDP. Stage lists are by this value.
+ * server 1), bit 1 says UDP, bit 2 a connection per transaction
+ * (tcp_crr). Stage lists are by this value.
  */
 enum ns_side {
-	NS_CLIENT = 0, NS_SERVER = 1, NS_CLIENT_UDP = 2, NS_SERVER_UDP = 3
+	NS_CLIENT = 0, NS_SERVER = 1, NS_CLIENT_UDP = 2, NS_SERVER_UDP = 3,
+	NS_CLIENT_CRR = 4, NS_SERVER_CRR = 5
 };
-#define NS_SIDES 4
+#define NS_SIDES 6
 #define NS_IS_SERVER(s) ((s) & 1)
 #define NS_IS_UDP(s) ((s) & 2)
+#define NS_IS_CRR(s) ((s) & 4)
 
-/* Stages of a side at most (TCP's have 8). */
-#define NS_MAX_STAGES 8
+/* Stages of a side at most (a tcp_crr client's: 11). */
+#define NS_MAX_STAGES 12
 
 /* Workers that can be traced, and each one's ring buffer. */
 #define NS_MAX_RINGS 256

@@ -22,6 +22,9 @@ struct flow {
 	size_t off;		/* bytes done of the message in progress */
 	uint64_t t_send;	/* rr: when the message's send began */
 	uint64_t t_epoll;	/* rr: epoll_wait return that began a receive */
+	uint64_t t_connect;	/* tcp_crr client, --trace: connection began */
+	uint64_t t_app_send;	/* tcp_crr client, --trace: request's send */
+	uint64_t t_accept;	/* tcp_crr server, --trace: accept() returned */
 	uint64_t tr_seq;	/* --trace: transactions, as BPF numbers them */
 	uint64_t tr_prev_xmit;	/* --trace, server: last response's DEV_XMIT */
 	uint64_t sw_tx;		/* --timestamping: kernel TX stamp of the send */

@@ -69,11 +69,19 @@ int side_init(struct side *s, struct options *o, const struct workload *wl,
 	return 0;
 }
 
+/*
+ * Register a flow's socket. tcp_crr has none to register here: its
+ * client connects per transaction, its server's listeners carry no
+ * data; their workers register each connection.
+ */
 static void trace_flow(struct side *s, struct flow *f)
 {
-	int rc = tracer_register(s->rs.tracer, f->fd, f->id,
-				 f->id % s->o->num_threads);
+	int rc;
 
+	if (f->fd < 0 || f->listener)
+		return;
+	rc = tracer_register(s->rs.tracer, f->fd, f->id,
+			     f->id % s->o->num_threads, 0);
 	if (rc)
 		log_err("--trace: flow %d not traced: %s", f->id, strerror(-rc));
 }

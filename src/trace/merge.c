@@ -95,6 +95,8 @@ enum merge_result merge_transaction(enum ns_side side,
 	m->b[NS_B_APP_SEND] = u->app_send;
 	m->b[NS_B_EPOLL_RET] = u->epoll_ret;
 	m->b[NS_B_APP_DONE] = u->app_done;
+	m->b[NS_B_CONNECT] = u->connect;
+	m->b[NS_B_ACCEPT_RET] = u->accept_ret;
 	m->sw_tx = u->sw_tx;
 	m->sw_rx = u->sw_rx;
 	/*

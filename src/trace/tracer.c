@@ -20,10 +20,10 @@ struct hook {
 	const char *name;
 	const char *fentry;	/* program name, or NULL */
 	const char *tp_btf;
-	int only;		/* ONLY_TCP, or 0: TCP and UDP */
+	int only;		/* ONLY_TCP, ONLY_CRR, or 0: TCP and UDP */
 };
 
-enum { ONLY_TCP = 1 };
+enum { ONLY_TCP = 1, ONLY_CRR };
 
 static const struct hook hooks[] = {
 	{ "netif_receive_skb", NULL, "netif_receive_skb", 0 },
@@ -35,11 +35,14 @@ static const struct hook hooks[] = {
 	{ "dev_hard_start_xmit", "dev_hard_start_xmit", "net_dev_start_xmit",
 	  0 },
 	{ "sock_send_length", NULL, "sock_send_length", 0 },
+	{ "inet_sock_set_state", NULL, "inet_sock_set_state", ONLY_CRR },
 };
 
 /* Does this side's transport use hook h? */
 static int used(const struct hook *h, enum ns_side side)
 {
+	if (h->only == ONLY_CRR)
+		return NS_IS_CRR(side) != 0;
 	return !h->only || !NS_IS_UDP(side);
 }
 
@@ -199,13 +202,21 @@ fail:
 	return NULL;
 }
 
-int tracer_register(struct tracer *t, int fd, int flow_id, int worker)
+int tracer_register(struct tracer *t, int fd, int flow_id, int worker,
+		    uint64_t seq)
 {
-	struct ns_sk v = { .flow_id = flow_id, .worker = worker,
-			   .side = t->side };
-	int map = bpf_map__fd(t->skel->maps.socks);
+	struct ns_sk v = { 0 };
+	int map = bpf_map__fd(t->skel->maps.socks), flag = BPF_NOEXIST;
 
-	if (bpf_map_update_elem(map, &fd, &v, BPF_NOEXIST))
+	/* A tcp_crr server's socket: BPF made its storage at the handshake. */
+	if (NS_IS_CRR(t->side) && NS_IS_SERVER(t->side) &&
+	    !bpf_map_lookup_elem(map, &fd, &v))
+		flag = BPF_EXIST;
+	v.flow_id = flow_id;
+	v.worker = worker;
+	v.side = t->side;
+	v.seq = seq;
+	if (bpf_map_update_elem(map, &fd, &v, flag))
 		return -errno;
 	return 0;
 }

@@ -31,8 +31,13 @@ struct tracer_cfg {
  */
 struct tracer *tracer_open(const struct tracer_cfg *cfg, char *why,
 			   size_t len);
-/* Trace this socket: 0, or -errno. Call before its first transaction. */
-int tracer_register(struct tracer *t, int fd, int flow_id, int worker);
+/*
+ * Trace this socket: 0, or -errno. Call before its first transaction;
+ * seq numbers that transaction (tcp_crr goes on counting per flow over
+ * its connections).
+ */
+int tracer_register(struct tracer *t, int fd, int flow_id, int worker,
+		    uint64_t seq);
 /* A worker's ring, read with ring_buffer__consume() in its own thread. */
 int tracer_ring_fd(struct tracer *t, int worker);
 /* "hook:mechanism,..." for trace_hooks= */

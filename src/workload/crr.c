@@ -14,6 +14,7 @@
 #include "../common.h"
 #include "../net.h"
 #include "../script/script.h"
+#include "../trace/tracer.h"
 #include "../worker.h"
 
 enum { CRR_CONNECTING = 100 };
@@ -51,6 +52,11 @@ static void reconnect(struct worker *w, struct flow *f, uint64_t now)
 	f->fd = fd;
 	f->hooked = w->sw != NULL;
 	f->t_send = now;
+	if (rs->tracer) {
+		f->t_connect = now;
+		if (tracer_register(rs->tracer, fd, f->id, w->id, f->tr_seq))
+			w->errors++;
+	}
 	f->state = CRR_CONNECTING;
 	if (connect(fd, (struct sockaddr *)&rs->data_addr.ss,
 		    rs->data_addr.len) && errno != EINPROGRESS) {
@@ -71,6 +77,8 @@ static void connected(struct worker *w, struct flow *f)
 		return;
 	}
 	/* The transaction's clock started at the connect. */
+	if (w->tw)
+		f->t_app_send = now_ns();
 	rr_begin_send(w, f, f->t_send);
 }
 
@@ -94,6 +102,12 @@ static void accept_all(struct worker *w, struct flow *listener)
 			continue;
 		}
 		f = worker_adopt(w, fd);
+		if (w->rs->tracer) {
+			f->t_accept = now_ns();
+			if (tracer_register(w->rs->tracer, fd, f->id, w->id,
+					    0))
+				w->errors++;
+		}
 		rr_start(w, f);
 	}
 }

@@ -50,8 +50,11 @@ static void pause_delay(const struct worker *w)
 static void traced(struct worker *w, struct flow *f, uint64_t done)
 {
 	struct ustamps u = {
-		.app_send = f->t_send, .epoll_ret = f->t_epoll,
-		.app_done = done, .sw_tx = f->sw_tx, .sw_rx = f->sw_rx,
+		/* tcp_crr: t_send is the connect, where its latency starts. */
+		.app_send = f->t_connect ? f->t_app_send : f->t_send,
+		.epoll_ret = f->t_epoll, .app_done = done,
+		.sw_tx = f->sw_tx, .sw_rx = f->sw_rx,
+		.connect = f->t_connect, .accept_ret = f->t_accept,
 	};
 
 	trace_worker_done(w->tw, f, &u);

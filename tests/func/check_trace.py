@@ -27,6 +27,19 @@ CHAINS = {
 # udp_rr: the same without TCP's boundaries (its files have a udp_rx stage).
 UDP_CHAINS = {side: [b for b in chain if not b.startswith("TCP_")]
               for side, chain in CHAINS.items()}
+# tcp_crr: the client's from its connect; the server's from the
+# handshake's end, without the request's arrival (docs/stages.md).
+CRR_CHAINS = {
+    "client": ["CONNECT", "SYN_SENT", "ESTABLISHED"] + CHAINS["client"],
+    "server": ["ESTABLISHED", "ACCEPT_RET", "EPOLL_RET", "RECV_RET",
+               "APP_SEND", "TCP_SEND", "DEV_XMIT", "APP_DONE"],
+}
+
+
+def chain_of(row):
+    if "handshake" in row or "accept_wait" in row:
+        return CRR_CHAINS[row["side"]]
+    return (UDP_CHAINS if "udp_rx" in row else CHAINS)[row["side"]]
 
 
 def fail(msg):
@@ -43,8 +56,11 @@ def load(path):
 def check_side(path):
     rows = load(path)
     side = rows[0]["side"]
-    chain = (UDP_CHAINS if "udp_rx" in rows[0] else CHAINS)[side]
-    stages = list(rows[0].keys())[4 + 10:4 + 10 + len(chain) - 1]
+    chain = chain_of(rows[0])
+    cols = list(rows[0].keys())
+    # side, worker, flow_id, seq, then the boundaries (upper case).
+    nb = next(i for i, c in enumerate(cols[4:]) if not c.isupper())
+    stages = cols[4 + nb:4 + nb + len(chain) - 1]
     if len(stages) != len(chain) - 1:
         fail(f"{path}: {len(stages)} stage columns for {len(chain)} boundaries")
     last_seq = {}
@@ -88,7 +104,8 @@ def main():
         results = dict(l.rstrip("\n").split("=", 1) for l in open(args[i + 1]))
         del args[i:i + 2]
     sides = dict(check_side(p) for p in args)
-    if "client" in sides and "server" in sides:
+    crr = any("handshake" in rows[0] for rows in sides.values())
+    if "client" in sides and "server" in sides and not crr:
         print(f"check_trace: {check_pair(sides['client'], sides['server'])} transactions on both sides")
     if results and "client" in sides:
         rows = sides["client"]
@@ -96,7 +113,8 @@ def main():
         if (int(results["client.trace_incomplete"]) == 0 and
                 traced == int(results["client.num_transactions"]) and
                 len(rows) == traced):
-            mean = sum(int(r["APP_DONE"]) - int(r["APP_SEND"]) for r in rows) / len(rows) / 1e3
+            first = chain_of(rows[0])[0]
+            mean = sum(int(r["APP_DONE"]) - int(r[first]) for r in rows) / len(rows) / 1e3
             want = float(results["client.latency_mean_us"])
             if abs(mean - want) > 0.0015:
                 fail(f"records average {mean:.4f} us, the worker measured {want} us")

@@ -264,3 +264,27 @@ t_trace_udp_rr_hist_mode() {
 	expect_eq "$(key out server.stage_recv_xmit_count)" \
 		"$(key out server.trace_transactions)" "server recv_xmit count"
 }
+
+t_trace_tcp_crr_connection_stages() {
+	need_root
+	ns tcp_crr --local -l 2 -q -F 2 -T 2 --trace --trace-records=tr.csv \
+		--trace-max-records=1000000 > out 2> err
+	check_trace_counts out client
+	check_trace_counts out server
+	grep -q '^client.trace_hooks=.*,inet_sock_set_state:tp_btf' out
+	for s in connect_call handshake connected; do
+		expect_eq "$(key out client.stage_${s}_count)" \
+			"$(key out client.trace_transactions)" "client $s count"
+	done
+	for s in accept_wait to_epoll; do
+		expect_eq "$(key out server.stage_${s}_count)" \
+			"$(key out server.trace_transactions)" "server $s count"
+	done
+	# Each record runs from the connect to the response: the records
+	# average to the latency the worker measured.
+	$CHECK_TRACE tr.csv tr.server.csv --results out
+	ns tcp_crr --local -l 1 -q --trace=hist > hist.out 2> err
+	expect_eq "$(key hist.out client.stage_handshake_count)" \
+		"$(key hist.out client.trace_transactions)" "hist handshake count"
+	expect_gt "$(key hist.out client.trace_transactions)" 0 "hist timed"
+}

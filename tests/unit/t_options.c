@@ -241,7 +241,13 @@ static void t_validation_errors(void **state)
 		     "--trace=all", NULL);
 	expect_error(W_TCP_STREAM, "unknown option '--trace'", "--trace",
 		     NULL);
-	expect_error(W_TCP_CRR, "unknown option '--trace'", "--trace", NULL);
+	expect_error(W_UDP_STREAM, "unknown option '--trace'", "--trace",
+		     NULL);
+	/* tcp_crr and udp_rr trace too: what they refuse is another thing. */
+	expect_error(W_TCP_CRR, "unknown option '--timestamping'", "--trace",
+		     "--timestamping", NULL);
+	expect_error(W_UDP_RR, "--trace-records: needs --trace (records)",
+		     "--trace=hist", "--trace-records=x.csv", NULL);
 }
 
 static void t_dump_lists_every_option_once(void **state)
