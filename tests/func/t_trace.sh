@@ -5,25 +5,11 @@ CHECK_TRACE="python3 $(pwd)/tests/func/check_trace.py"
 
 # Every transaction either traced or counted incomplete, and few of the
 # latter: on a quiet machine a handful in tens of thousands.
+# check_trace_counts OUT SIDE [STAGE] [PCT]: STAGE's histogram holds
+# every traced transaction (tcp_tx; udp_rr has udp_rx), and at most
+# PCT% (1) are incomplete.
 check_trace_counts() {
-	local out=$1 side=$2 n t i
-
-	n=$(key "$out" "$side.num_transactions")
-	t=$(key "$out" "$side.trace_transactions")
-	i=$(key "$out" "$side.trace_incomplete")
-	expect_eq "$(key "$out" "$side.trace_status")" records "$side trace"
-	expect_eq "$(key "$out" "$side.trace_lost")" 0 "$side records lost"
-	expect_eq $((t + i)) "$n" "$side traced + incomplete = transactions"
-	expect_le $((i * 100)) "$n" "$side incomplete <= 1%"
-	# Every stage histogram holds every traced transaction.
-	expect_eq "$(key "$out" "$side.stage_tcp_tx_count")" "$t" \
-		"$side tcp_tx count"
-}
-
-# The same for udp_rr, whose stages have no tcp_tx: udp_rx instead.
-# PCT: the share of incomplete transactions allowed (1% by default).
-check_trace_counts_udp() {
-	local out=$1 side=$2 pct=${3:-1} n t i
+	local out=$1 side=$2 stage=${3:-tcp_tx} pct=${4:-1} n t i
 
 	n=$(key "$out" "$side.num_transactions")
 	t=$(key "$out" "$side.trace_transactions")
@@ -32,8 +18,8 @@ check_trace_counts_udp() {
 	expect_eq "$(key "$out" "$side.trace_lost")" 0 "$side records lost"
 	expect_eq $((t + i)) "$n" "$side traced + incomplete = transactions"
 	expect_le $((i * 100)) $((n * pct)) "$side incomplete <= $pct%"
-	expect_eq "$(key "$out" "$side.stage_udp_rx_count")" "$t" \
-		"$side udp_rx count"
+	expect_eq "$(key "$out" "$side.stage_${stage}_count")" "$t" \
+		"$side $stage count"
 }
 
 t_trace_stages_add_up_on_both_sides() {
@@ -228,7 +214,7 @@ t_trace_udp_rr_both_sides() {
 	ns udp_rr --local -l 2 -q --trace --trace-records=tr.csv \
 		--trace-max-records=1000000 > out 2> err
 	for side in client server; do
-		check_trace_counts_udp out $side
+		check_trace_counts out $side udp_rx
 	done
 	# UDP has no TCP hooks: none attached, none listed.
 	grep -q '^client.trace_hooks=netif_receive_skb:tp_btf,sk_data_ready:tp_btf,sock_recv_length:tp_btf,dev_hard_start_xmit:\(fentry\|tp_btf\),sock_send_length:tp_btf$' out
@@ -243,10 +229,10 @@ t_trace_udp_rr_flows_sharing_a_server_socket() {
 	# queue behind each other, and each keeps its own stamps.
 	ns udp_rr --local -l 2 -q -F 4 -T 2 --trace --trace-records=tr.csv \
 		--trace-max-records=1000000 > out 2> err
-	check_trace_counts_udp out client
+	check_trace_counts out client udp_rx
 	# A server socket's reader can take a datagram before the wake-up
 	# for it ran on the sender's CPU: that one is incomplete, counted.
-	check_trace_counts_udp out server 5
+	check_trace_counts out server udp_rx 5
 	$CHECK_TRACE tr.csv
 	$CHECK_TRACE tr.server.csv
 }
