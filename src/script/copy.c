@@ -12,6 +12,8 @@ static const char *const shared_libs[] = {
 	"package", "bit32", "bit", "S", NULL
 };
 
+static const char *const std_files[] = { "stdin", "stdout", "stderr", NULL };
+
 /* Userdata that is plain bytes and may be copied as such. */
 static const char *const plain_types[] = {
 	"netstage.sockaddr", "netstage.in_addr", "netstage.in6_addr", NULL
@@ -67,7 +69,21 @@ void lcopy_begin(struct lcopy *c, lua_State *from, lua_State *to, int track)
 		lua_pop(to, 1);
 		lua_pop(from, 1);
 	}
-	lua_pop(from, 1);
+	/* The standard files are each state's own. */
+	if (lua_getfield(from, -1, "io") == LUA_TTABLE &&
+	    lua_getglobal(to, "io") == LUA_TTABLE) {
+		for (i = 0; std_files[i]; i++) {
+			lua_getfield(from, -1, std_files[i]);
+			if (lua_getfield(to, -1, std_files[i]) == LUA_TUSERDATA)
+				remember(c, lua_topointer(from, -1));
+			lua_pop(to, 1);
+			lua_pop(from, 1);
+		}
+		lua_pop(to, 1);
+	} else if (lua_type(from, -1) == LUA_TTABLE) {
+		lua_pop(to, 1);
+	}
+	lua_pop(from, 2);
 }
 
 void lcopy_end(struct lcopy *c)
@@ -127,6 +143,15 @@ static int copy_table(struct lcopy *c, int idx)
 		}
 		lua_rawset(to, t);
 		lua_pop(from, 1);
+	}
+	/* A table with a metatable (a class, say) keeps it. */
+	if (lua_getmetatable(from, idx)) {
+		int rc = copy(c, lua_gettop(from), NULL);
+
+		lua_pop(from, 1);
+		if (rc)
+			return -1;
+		lua_setmetatable(to, t);
 	}
 	return 0;
 }

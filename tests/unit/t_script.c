@@ -135,6 +135,24 @@ static void t_globals_are_copied(void **state)
 
 static char hook_buf[16];
 
+/* Metatables come along; the standard files are the worker's own. */
+static void t_metatables_and_std_files(void **state)
+{
+	stage = NULL;
+	assert_int_equal(run_script(
+		"local Point = {}\n"
+		"Point.__index = Point\n"
+		"function Point:norm1() return self.x + self.y end\n"
+		"local p = setmetatable({ x = 3, y = 4 }, Point)\n"
+		"local err = io.stderr\n"
+		"local got = collect(0)\n"
+		"client_socket(function(fd)\n"
+		"  assert(err == io.stderr)\n"
+		"  got = p:norm1() end)\n"
+		"run()\n"
+		"for i = 1, 3 do assert(got[i] == 7) end\n"), 0);
+}
+
 /* Packet hooks: what they return and write reaches the data path. */
 static int packet_stage(struct script *sc)
 {
@@ -253,6 +271,7 @@ int main(void)
 		cmocka_unit_test(t_hooks_share_upvalues_per_worker),
 		cmocka_unit_test(t_collect_keeps_the_initial_value),
 		cmocka_unit_test(t_globals_are_copied),
+		cmocka_unit_test(t_metatables_and_std_files),
 		cmocka_unit_test(t_packet_hooks_fill_and_fail),
 		cmocka_unit_test(t_hook_returning_a_table_fails_the_run),
 		cmocka_unit_test(t_hook_error_fails_the_run),
