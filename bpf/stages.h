@@ -139,9 +139,11 @@ enum ns_side {
 	NS_CLIENT_CRR = 4, NS_SERVER_CRR = 5
 };
 #define NS_SIDES 6
+#define NS_UDP_BIT 2
+#define NS_CRR_BIT 4
 #define NS_IS_SERVER(s) ((s) & 1)
-#define NS_IS_UDP(s) ((s) & 2)
-#define NS_IS_CRR(s) ((s) & 4)
+#define NS_IS_UDP(s) ((s) & NS_UDP_BIT)
+#define NS_IS_CRR(s) ((s) & NS_CRR_BIT)
 
 /* Stages of a side at most (a tcp_crr client's: 11). */
 #define NS_MAX_STAGES 12

@@ -19,7 +19,6 @@
 #include "run.h"
 #include "script/script.h"
 #include "side.h"
-#include "trace/merge.h"
 #include "trace/summary.h"
 
 #define CTL_TIMEOUT_MS 10000
@@ -36,8 +35,6 @@ struct client {
 	struct addr data;
 	/* --iterations with --trace: each test's p50 of every stage, us */
 	double stage_p50[NS_MAX_STAGES][MAX_ITER];
-	int nstages;
-	const struct stage_def *stages;
 	char err[256];
 };
 
@@ -203,11 +200,7 @@ static void keep_stage_p50(struct client *c, int n)
 
 	if (!c->side.rs.tracer)
 		return;
-	c->nstages = ts->hist_mode ? kstage_count(ts->side)
-				   : stage_count(ts->side);
-	c->stages = ts->hist_mode ? kstage_defs(ts->side)
-				  : stage_defs(ts->side);
-	for (j = 0; j < c->nstages; j++)
+	for (j = 0; j < trace_stage_count(ts); j++)
 		c->stage_p50[j][n] = hist_percentile(&ts->stage[j], 50) / 1e3;
 }
 
@@ -217,20 +210,24 @@ static void keep_stage_p50(struct client *c, int n)
  */
 static void stage_confidence_kv(struct client *c, int n)
 {
+	const struct trace_summary *ts = &c->side.res.trace;
+	const struct stage_def *d = trace_stage_defs(ts);
 	struct kv_list *x = &c->side.extra;
 	char key[96];
 	double w;
 	int j;
 
-	for (j = 0; j < c->nstages; j++) {
+	if (!c->side.rs.tracer)
+		return;
+	for (j = 0; j < trace_stage_count(ts); j++) {
 		w = confidence_width_percent(c->stage_p50[j], n,
 					     c->o->conf_level);
 		snprintf(key, sizeof(key), "stage_%s_p50_mean_us",
-			 c->stages[j].name);
+			 d[j].name);
 		kv_num(x, key, mean_of(c->stage_p50[j], n), 3);
 		snprintf(key, sizeof(key),
 			 "stage_%s_p50_confidence_width_percent",
-			 c->stages[j].name);
+			 d[j].name);
 		kv_num(x, key, w < 0 ? NAN : w, 3);
 	}
 }

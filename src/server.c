@@ -191,10 +191,9 @@ static int accept_flows(struct server *sv)
  */
 static int open_per_worker(struct server *sv, int socktype)
 {
-	int i, fd;
-
 	struct side_hook sh = { sv->side.rs.script, HOOK_SERVER_SOCKET, 0, 0 };
 	struct net_cb cb = { side_socket_hook, &sh };
+	int i, fd;
 
 	for (i = 0; i < sv->o->num_threads; i++) {
 		sh.worker = i;

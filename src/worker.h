@@ -54,8 +54,8 @@ struct run_shared {
 static inline enum ns_side trace_side(const struct run_shared *rs)
 {
 	return (enum ns_side)((rs->is_client ? NS_CLIENT : NS_SERVER) |
-			      (rs->wl->socktype == SOCK_DGRAM ? 2 : 0) |
-			      (rs->wl->accepts_per_worker ? 4 : 0));
+			      (rs->wl->socktype == SOCK_DGRAM ? NS_UDP_BIT : 0) |
+			      (rs->wl->accepts_per_worker ? NS_CRR_BIT : 0));
 }
 
 /* One flow's figures over one interval, a row of samples.csv. */

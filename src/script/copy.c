@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "copy.h"
+#include "lsock.h"
 
 /* Library tables both states have: a reference maps to the other's own. */
 static const char *const shared_libs[] = {
@@ -16,7 +17,7 @@ static const char *const std_files[] = { "stdin", "stdout", "stderr", NULL };
 
 /* Userdata that is plain bytes and may be copied as such. */
 static const char *const plain_types[] = {
-	"netstage.sockaddr", "netstage.in_addr", "netstage.in6_addr", NULL
+	SOCKADDR_MT, IN_ADDR_MT, IN6_ADDR_MT, NULL
 };
 
 static int copy(struct lcopy *c, int idx, const void **wrapper);

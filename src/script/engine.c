@@ -18,10 +18,6 @@
 #include "engine.h"
 #include "results.h"
 
-#define SCRIPT_KEY "netstage.script"
-#define HOOKS_KEY "netstage.hooks"
-#define COLLECTS_KEY "netstage.collects"
-
 static const char prelude[] =
 #include "prelude.inc"
 	;
@@ -193,8 +189,7 @@ static int l_run(lua_State *L)
 		lua_pushstring(L, err);
 		return lua_error(L);
 	}
-	lua_pushinteger(L, rc);
-	lua_setfield(L, LUA_REGISTRYINDEX, "netstage.rc");
+	sc->rc = rc;
 	return results_push(L, sc->kept);
 }
 
@@ -251,7 +246,6 @@ int script_main(struct options *o, const struct workload *wl,
 	char err[4096];
 	int rc = 0;
 
-	sc->path = o->script;
 	sc->o = o;
 	sc->wl = wl;
 	sc->run_fn = run_fn;
@@ -277,8 +271,7 @@ int script_main(struct options *o, const struct workload *wl,
 			rc = EXIT_RUNTIME;
 		}
 	} else {
-		lua_getfield(sc->L, LUA_REGISTRYINDEX, "netstage.rc");
-		rc = (int)lua_tointeger(sc->L, -1);
+		rc = sc->rc;
 	}
 	current = NULL;
 	script_free(sc);

@@ -14,6 +14,11 @@
 
 struct kept;
 
+/* Registry fields of the main state. */
+#define SCRIPT_KEY "netstage.script"
+#define HOOKS_KEY "netstage.hooks"		/* hook name -> function */
+#define COLLECTS_KEY "netstage.collects"	/* collect() wrappers */
+
 struct script_worker {
 	lua_State *L;		/* slot 1: traceback handler, 2: the msghdr */
 	struct script *sc;
@@ -27,11 +32,11 @@ struct script_worker {
 struct script {
 	lua_State *L;
 	struct lsock_info info;
-	const char *path;
 	struct options *o;
 	const struct workload *wl;
 	script_run_fn run_fn;
 	int ran;
+	int rc;			/* what run() returned */
 	unsigned int hooks;
 	struct script_worker **w;
 	int nw;

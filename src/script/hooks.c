@@ -21,21 +21,23 @@ static int l_main_only(lua_State *L)
 			  lua_tostring(L, lua_upvalueindex(1)));
 }
 
+static void stub(lua_State *L, const char *name)
+{
+	lua_pushstring(L, name);
+	lua_pushcclosure(L, l_main_only, 1);
+	lua_setglobal(L, name);
+}
+
+/* What only the main script may call raises an error in a worker. */
 static void stub_main_api(lua_State *L)
 {
-	static const char *const names[] = {
-		"run", "collect", "results", "client_socket", "server_socket",
-		"client_close", "server_close", "client_sendmsg",
-		"server_sendmsg", "client_recvmsg", "server_recvmsg",
-		"client_recverr", "server_recverr", NULL
-	};
-	int i;
+	int h;
 
-	for (i = 0; names[i]; i++) {
-		lua_pushstring(L, names[i]);
-		lua_pushcclosure(L, l_main_only, 1);
-		lua_setglobal(L, names[i]);
-	}
+	stub(L, "run");
+	stub(L, "collect");
+	stub(L, "results");
+	for (h = 0; h < HOOK_COUNT; h++)
+		stub(L, script_hook_name(h));
 }
 
 /* "x.lua:12": where the function at fn is defined. */
@@ -57,7 +59,7 @@ static int copy_in(struct script *sc, struct script_worker *sw)
 	int h, rc = 0;
 
 	lcopy_begin(&c, from, sw->L, 1);
-	lua_getfield(from, LUA_REGISTRYINDEX, "netstage.hooks");
+	lua_getfield(from, LUA_REGISTRYINDEX, HOOKS_KEY);
 	for (h = 0; h < HOOK_COUNT && !rc; h++) {
 		sw->ref[h] = LUA_NOREF;
 		if (lua_getfield(from, -1, script_hook_name(h)) == LUA_TNIL) {
@@ -274,7 +276,7 @@ int engine_collect(struct script *sc, char *err, size_t len)
 	lua_Integer i, n;
 	int rc = 0;
 
-	lua_getfield(M, LUA_REGISTRYINDEX, "netstage.collects");
+	lua_getfield(M, LUA_REGISTRYINDEX, COLLECTS_KEY);
 	n = (lua_Integer)lua_rawlen(M, -1);
 	for (i = 1; i <= n && !rc; i++) {
 		lua_rawgeti(M, -1, i);

@@ -89,10 +89,8 @@ void script_keep_results(struct script *sc, struct side *s,
 	k->traced = s->rs.tracer != NULL;
 	if (k->traced) {
 		k->ts = s->res.trace;
-		k->nstages = k->ts.hist_mode ? kstage_count(k->ts.side)
-					     : stage_count(k->ts.side);
-		k->defs = k->ts.hist_mode ? kstage_defs(k->ts.side)
-					  : stage_defs(k->ts.side);
+		k->nstages = trace_stage_count(&k->ts);
+		k->defs = trace_stage_defs(&k->ts);
 		keep_records(k, s->workers, s->nworkers);
 	}
 	results_free(sc->kept);

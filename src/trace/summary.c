@@ -9,12 +9,12 @@
 
 static const double pcts[] = { 50, 90, 99, 99.9 };
 
-static int nstages(const struct trace_summary *ts)
+int trace_stage_count(const struct trace_summary *ts)
 {
 	return ts->hist_mode ? kstage_count(ts->side) : stage_count(ts->side);
 }
 
-static const struct stage_def *defs(const struct trace_summary *ts)
+const struct stage_def *trace_stage_defs(const struct trace_summary *ts)
 {
 	return ts->hist_mode ? kstage_defs(ts->side) : stage_defs(ts->side);
 }
@@ -24,7 +24,7 @@ static void summarise_bpf(struct trace_summary *ts, struct tracer *t)
 {
 	int j;
 
-	for (j = 0; j < nstages(ts); j++)
+	for (j = 0; j < trace_stage_count(ts); j++)
 		tracer_khist(t, j, &ts->stage[j]);
 	tracer_kcounts(t, &ts->complete, &ts->incomplete);
 }
@@ -84,7 +84,7 @@ void trace_kv(const struct trace_summary *ts, const struct tracer *t,
 	      const char *off_reason, uint64_t transactions,
 	      struct kv_list *out)
 {
-	const struct stage_def *d = defs(ts);
+	const struct stage_def *d = trace_stage_defs(ts);
 	char key[80];
 	size_t i;
 	int j;
@@ -101,7 +101,7 @@ void trace_kv(const struct trace_summary *ts, const struct tracer *t,
 	kv_uint(out, "trace_incomplete", ts->incomplete);
 	kv_uint(out, "trace_lost", ts->lost);
 	unreliable(ts, transactions, out);
-	for (j = 0; j < nstages(ts); j++) {
+	for (j = 0; j < trace_stage_count(ts); j++) {
 		const struct hist *h = &ts->stage[j];
 
 		snprintf(key, sizeof(key), "stage_%s_count", d[j].name);
@@ -120,14 +120,14 @@ void trace_kv(const struct trace_summary *ts, const struct tracer *t,
 
 void trace_table(const struct trace_summary *ts, FILE *f, const char *who)
 {
-	const struct stage_def *d = defs(ts);
+	const struct stage_def *d = trace_stage_defs(ts);
 	int j, b;
 
 	fprintf(f, "netstage %s: stages of %llu traced transactions (us)\n",
 		who, (unsigned long long)ts->complete);
 	fprintf(f, "  %-12s %-22s %9s %9s %9s %9s %9s %9s\n", "stage",
 		"from -> to", "mean", "p50", "p90", "p99", "p99.9", "max");
-	for (j = 0; j < nstages(ts); j++) {
+	for (j = 0; j < trace_stage_count(ts); j++) {
 		const struct hist *h = &ts->stage[j];
 		char span[48];
 

@@ -27,6 +27,10 @@ struct trace_summary {
 	struct hist stage[NS_MAX_STAGES];
 };
 
+/* The stages ts has histograms of: all, or with hist_mode BPF's own. */
+int trace_stage_count(const struct trace_summary *ts);
+const struct stage_def *trace_stage_defs(const struct trace_summary *ts);
+
 void trace_summarise(struct trace_summary *ts, struct tracer *t,
 		     struct worker *w, int n, enum ns_side side);
 /* off_reason: why --trace is off, or NULL when it ran. */
