@@ -276,9 +276,9 @@ char *side_server_path(const char *path)
 	return out;
 }
 
-int side_socket_hook(void *arg, int fd, const struct addr *a, int socktype)
+static int run_socket_hooks(const struct side_hook *sh, int fd,
+			    const struct addr *a, int socktype)
 {
-	const struct side_hook *sh = arg;
 	int i = sh->worker < 0 ? 0 : sh->worker;
 	int end = sh->worker < 0 ? sh->nworkers : sh->worker + 1;
 
@@ -287,6 +287,11 @@ int side_socket_hook(void *arg, int fd, const struct addr *a, int socktype)
 				       a, socktype))
 			return -1;
 	return 0;
+}
+
+int side_socket_hook(void *arg, int fd, const struct addr *a, int socktype)
+{
+	return run_socket_hooks(arg, fd, a, socktype);
 }
 
 void side_close_hook(const struct side_hook *sh, int fd, int socktype,
@@ -301,5 +306,5 @@ void side_close_hook(const struct side_hook *sh, int fd, int socktype,
 			local.len = 0;
 		a = &local;
 	}
-	side_socket_hook((void *)sh, fd, a, socktype);
+	run_socket_hooks(sh, fd, a, socktype);
 }
