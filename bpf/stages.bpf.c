@@ -5,13 +5,16 @@
  * record per transaction to the worker that owns the socket.
  *
  * Only sockets user space registered in `socks` are traced: every other
- * socket costs one failed storage lookup. Receive starts before a packet
- * has a socket, so netif_receive_skb remembers when payload for each
- * connection of the data port first arrived, and tcp_probe (which has
- * the socket) takes it by the socket's addresses. Keyed by connection,
- * not skb: the socket backlog coalesces skbs, GRO merges them. A UDP
- * datagram stays one skb from the device to the socket queue: its
- * arrival is kept by skb until the socket is woken for it (udp_ready).
+ * socket costs one failed storage lookup. Several messages can be in
+ * flight on a socket (--burst): each has its slot, by its number in the
+ * stream, found from TCP sequence numbers, never from the order events
+ * happen to come in. Receive starts before a packet has a socket, so
+ * netif_receive_skb keeps, per connection of the data port, when the
+ * packet carrying each message's first byte arrived, and tcp_probe
+ * (which has the socket) takes it by the socket's addresses and that
+ * byte's sequence number. A UDP datagram stays one skb from the device
+ * to the socket queue: its arrival is kept by skb until the socket is
+ * woken for it (udp_ready).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
@@ -74,21 +77,30 @@ static __always_inline __u32 fold(const __u32 *a)
 }
 
 /*
- * When payload for a connection first arrived that TCP has not taken
- * yet. One entry per connection for good: after the first packet,
- * marking and taking are lookups, not inserts and deletes.
+ * When the packets carrying a connection's message starts arrived: the
+ * sequence number of the next start expected, and a ring of (start,
+ * time) by message number. Armed when the connection is established
+ * (or, failing that, at its first payload TCP takes): the arrival of a
+ * message needs to know where messages start before it comes in. One
+ * entry per connection for good: after that, lookups only.
  */
 struct arrival {
-	__u64 time;
-	__u64 taken;
+	__u32 next;		/* sequence number of the next message start */
+	__u32 idx;		/* its message number */
+	__u32 armed;
+	__u32 tag[NS_SLOTS];	/* start sequence number of each slot */
+	__u64 time[NS_SLOTS];
 };
 
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 16384);
+	__uint(max_entries, 8192);
 	__type(key, struct conn);
 	__type(value, struct arrival);
 } rx_first SEC(".maps");
+
+/* A blank arrival to insert: too big for the BPF stack. */
+static const struct arrival no_arrival;
 
 /*
  * UDP: when each datagram of the data port arrived, by skb, in a
@@ -150,19 +162,42 @@ static __always_inline struct ns_sk *lookup(const struct sock *sk)
 	return bpf_sk_storage_get(&socks, (struct sock *)sk, 0, 0);
 }
 
-static __always_inline void stamp_once(struct ns_sk *st, int b, __u64 now)
+#define SLOT_MASK (NS_SLOTS - 1)
+
+/* Message m's stamps, by enum ns_kboundary. */
+static __always_inline __u64 *slot(struct ns_sk *st, __u32 m)
 {
-	if (!st->t[b])
-		st->t[b] = now;
+	return st->slot[m & SLOT_MASK];
+}
+
+static __always_inline void stamp_once(__u64 *sl, int k, __u64 now)
+{
+	if (!sl[k])
+		sl[k] = now;
+}
+
+/* a - b, for sequence numbers (and message numbers) that wrap. */
+static __always_inline __s32 diff(__u32 a, __u32 b)
+{
+	return (__s32)(a - b);
 }
 
 struct kstage {
 	__u8 side, from, to;
 };
 
-#define KDEF(s, name, f, t) { NS_##s, NS_B_##f, NS_B_##t },
+#define KDEF(s, name, f, t) { NS_##s, NS_K_##f, NS_K_##t },
 static const struct kstage kstages[] = { NS_KSTAGES(KDEF) };
 #undef KDEF
+
+/* Each kernel boundary's enum ns_boundary, for the record. */
+#define KB_K(name) NS_B_##name,
+#define KB_U(name)
+#define KB(name, where) KB_##where(name)
+static const __u8 kb[NS_K_COUNT] = { NS_BOUNDARIES(KB) };
+#undef KB
+#undef KB_U
+#undef KB_K
 
 static __always_inline void count(__u32 which)
 {
@@ -177,18 +212,17 @@ static __always_inline void count(__u32 which)
  * wake-up call saw the data by RECV_RET at the latest.
  */
 /* A kernel stage's duration, or 0 if a boundary is missing or misordered. */
-static __always_inline __u64 kspan(const struct ns_sk *st, __u32 i,
-				   int *bad)
+static __always_inline __u64 kspan(const __u64 *sl, __u32 i, int *bad)
 {
 	__u32 f = kstages[i].from, t = kstages[i].to;
 	__u64 from, to;
 
-	if (f >= NS_B_COUNT || t >= NS_B_COUNT) {
+	if (f >= NS_K_COUNT || t >= NS_K_COUNT) {
 		*bad = 1;
 		return 0;
 	}
-	from = st->t[f];
-	to = st->t[t];
+	from = sl[f];
+	to = sl[t];
 	if (!from || !to || to < from)
 		*bad = 1;
 	return to - from;
@@ -198,25 +232,20 @@ static __always_inline __u64 kspan(const struct ns_sk *st, __u32 i,
  * A global function: the verifier checks it once, on its own, instead
  * of once per path of every program that ends a transaction.
  */
-__noinline int account(struct ns_sk *st)
+__noinline int account(struct ns_sk *st, __u32 m)
 {
 	__u32 i, k = 0;
+	__u64 *sl;
 	int bad = 0;
 
 	if (!st)
 		return 0;
-	if (!st->t[NS_B_DATA_READY] ||
-	    st->t[NS_B_DATA_READY] > st->t[NS_B_RECV_RET])
-		st->t[NS_B_DATA_READY] = st->t[NS_B_RECV_RET];
+	sl = slot(st, m);
+	if (!sl[NS_K_DATA_READY] || sl[NS_K_DATA_READY] > sl[NS_K_RECV_RET])
+		sl[NS_K_DATA_READY] = sl[NS_K_RECV_RET];
 	for (i = 0; i < sizeof(kstages) / sizeof(kstages[0]); i++)
 		if (kstages[i].side == st->side)
-			kspan(st, i, &bad);
-	/* Stamps parked for the next request that surfaced a request late. */
-	if (NS_IS_SERVER(st->side)) {
-		if (st->prev_xmit && st->t[NS_B_NETIF_RX] < st->prev_xmit)
-			bad = 1;
-		st->prev_xmit = st->t[NS_B_DEV_XMIT];
-	}
+			kspan(sl, i, &bad);
 	if (bad) {
 		count(1);
 		return 0;
@@ -229,7 +258,7 @@ __noinline int account(struct ns_sk *st)
 			continue;
 		h = bpf_map_lookup_elem(&khists, &k);
 		k++;
-		b = hist_index(kspan(st, i, &bad));
+		b = hist_index(kspan(sl, i, &bad));
 		if (h && b < HIST_BUCKETS)
 			h->b[b]++;
 	}
@@ -237,27 +266,29 @@ __noinline int account(struct ns_sk *st)
 	return 0;
 }
 
-/* Hand the transaction to its worker and start the next one. */
-static __always_inline void emit(struct ns_sk *st)
+/* Hand transaction m to its worker and free its slot. */
+static __always_inline void emit(struct ns_sk *st, __u32 m)
 {
 	__u32 worker = st->worker, zero = 0;
+	__u64 *sl = slot(st, m), *n;
 	struct ns_krecord *r;
 	void *ring;
-	__u64 *n;
 	int i;
 
 	if (hist_mode) {
-		account(st);
-		goto next;
+		account(st, m);
+		goto done;
 	}
 	ring = bpf_map_lookup_elem(&rings, &worker);
 	r = ring ? bpf_ringbuf_reserve(ring, sizeof(*r), 0) : NULL;
 	if (r) {
 		r->flow_id = st->flow_id;
 		r->side = st->side;
-		r->seq = st->seq;
+		r->seq = st->seq + m;
 		for (i = 0; i < NS_B_COUNT; i++)
-			r->t[i] = st->t[i];
+			r->t[i] = 0;
+		for (i = 0; i < NS_K_COUNT; i++)
+			r->t[kb[i]] = sl[i];
 		/* The worker polls its ring after each transaction: no wake-up. */
 		bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
 	} else {
@@ -265,21 +296,9 @@ static __always_inline void emit(struct ns_sk *st)
 		if (n)
 			(*n)++;
 	}
-next:
-	st->seq++;
-	for (i = 0; i < NS_B_COUNT; i++) {
-		st->t[i] = st->next[i];
-		st->next[i] = 0;
-	}
-}
-
-/*
- * Where receive stamps go: this transaction's, or once its inbound
- * message is complete, the next one's.
- */
-static __always_inline __u64 *rx_slots(struct ns_sk *st)
-{
-	return st->t[NS_B_RECV_RET] ? st->next : st->t;
+done:
+	for (i = 0; i < NS_K_COUNT; i++)
+		sl[i] = 0;
 }
 
 /* Bytes of L3 and L4 header ours() needs at most: IPv6 (40) + TCP (13). */
@@ -288,17 +307,29 @@ static __always_inline __u64 *rx_slots(struct ns_sk *st)
 /* ours(): what a packet of the data port carries. */
 enum { NOT_OURS, TCP_PAYLOAD, UDP_PAYLOAD };
 
+/* A packet of ours: its connection, and where its TCP payload lies. */
+struct pkt {
+	struct conn c;
+	__u32 seq;
+	__u32 len;
+};
+
+static __always_inline __u32 be32(const __u8 *b)
+{
+	return (__u32)b[0] << 24 | (__u32)b[1] << 16 | (__u32)b[2] << 8 | b[3];
+}
+
 /*
  * Is this packet TCP payload (or, tracing UDP, a datagram) to or from
- * the data port? If so, fill in the connection it is for. skb->data is
- * at L3; one read takes both headers. Pure ACKs are no message.
+ * the data port? If so, fill in what it is. skb->data is at L3; one read
+ * takes both headers. Pure ACKs are no message.
  */
-static __always_inline int ours(const struct sk_buff *skb, struct conn *c)
+static __always_inline int ours(const struct sk_buff *skb, struct pkt *p)
 {
 	__u16 proto = bpf_ntohs(skb->protocol), iplen, sport, dport;
 	__u8 h[HDR_BYTES], doff, l4 = NS_IS_UDP(side) ? IPPROTO_UDP
 						      : IPPROTO_TCP;
-	__u32 a6[4];
+	__u32 a6[4], hlen;
 	unsigned int thoff;
 
 	if (proto != ETH_P_IP && proto != ETH_P_IPV6)
@@ -312,17 +343,17 @@ static __always_inline int ours(const struct sk_buff *skb, struct conn *c)
 		if (thoff < 20 || thoff > HDR_BYTES - 14)
 			return 0;
 		iplen = (h[2] << 8 | h[3]) - thoff;
-		__builtin_memcpy(&c->raddr, h + 12, 4);
-		__builtin_memcpy(&c->laddr, h + 16, 4);
+		__builtin_memcpy(&p->c.raddr, h + 12, 4);
+		__builtin_memcpy(&p->c.laddr, h + 16, 4);
 	} else {
 		if (h[6] != l4)
 			return 0;
 		thoff = 40;
 		iplen = h[4] << 8 | h[5];
 		__builtin_memcpy(a6, h + 8, 16);
-		c->raddr = fold(a6);
+		p->c.raddr = fold(a6);
 		__builtin_memcpy(a6, h + 24, 16);
-		c->laddr = fold(a6);
+		p->c.laddr = fold(a6);
 	}
 	sport = h[thoff] << 8 | h[thoff + 1];
 	dport = h[thoff + 2] << 8 | h[thoff + 3];
@@ -331,24 +362,53 @@ static __always_inline int ours(const struct sk_buff *skb, struct conn *c)
 	 * from it to a client. */
 	if ((NS_IS_SERVER(side) ? dport : sport) != data_port)
 		return 0;
-	c->rport = bpf_htons(sport);
-	c->lport = bpf_htons(dport);
+	p->c.rport = bpf_htons(sport);
+	p->c.lport = bpf_htons(dport);
 	if (l4 == IPPROTO_UDP)
 		return (h[thoff + 4] << 8 | h[thoff + 5]) > 8 ? UDP_PAYLOAD
 							       : NOT_OURS;
-	/* A length of 0 is a GSO packet too big for the field: payload. */
-	return iplen == 0 || iplen > (doff >> 4) * 4 ? TCP_PAYLOAD : NOT_OURS;
+	p->seq = be32(h + thoff + 4);
+	hlen = (doff >> 4) * 4;
+	/* A length of 0 is a GSO packet too big for the field. */
+	p->len = (iplen ? iplen : skb->len - thoff) - hlen;
+	return (iplen ? iplen : skb->len - thoff) > hlen ? TCP_PAYLOAD
+							 : NOT_OURS;
+}
+
+/* The arrival of the message starts a packet [seq, seq + len) carries. */
+static __always_inline void arrived(struct arrival *a, __u32 seq, __u32 len,
+				    __u64 now)
+{
+	__u32 size = rx_size[NS_IS_SERVER(side)], next = a->next, skip, i;
+
+	if (!size)
+		return;
+	/* Starts that went by in packets not seen here: step over them. */
+	if (diff(next, seq) < 0) {
+		skip = (seq - next + size - 1) / size;
+		next += skip * size;
+		a->idx += skip;
+	}
+	for (i = 0; i < NS_SLOTS; i++) {
+		if (next - seq >= len)
+			break;
+		a->tag[a->idx & SLOT_MASK] = next;
+		a->time[a->idx & SLOT_MASK] = now;
+		next += size;
+		a->idx++;
+	}
+	a->next = next;
 }
 
 SEC("tp_btf/netif_receive_skb")
 int BPF_PROG(netif_receive_skb, struct sk_buff *skb)
 {
-	struct arrival *a, fresh = {};
 	struct udp_arrival *u;
-	struct conn c = {};
+	struct arrival *a;
+	struct pkt p = {};
 	__u64 key = (__u64)skb;
 
-	switch (ours(skb, &c)) {
+	switch (ours(skb, &p)) {
 	case NOT_OURS:
 		return 0;
 	case UDP_PAYLOAD:
@@ -359,21 +419,14 @@ int BPF_PROG(netif_receive_skb, struct sk_buff *skb)
 		}
 		return 0;
 	}
-	/* The earliest payload TCP has not taken yet: the message's first. */
-	a = bpf_map_lookup_elem(&rx_first, &c);
-	if (a && a->taken) {
-		a->time = bpf_ktime_get_ns();
-		a->taken = 0;
-	} else if (!a) {
-		fresh.time = bpf_ktime_get_ns();
-		bpf_map_update_elem(&rx_first, &c, &fresh, BPF_NOEXIST);
-	}
+	a = bpf_map_lookup_elem(&rx_first, &p.c);
+	if (a && a->armed)
+		arrived(a, p.seq, p.len, bpf_ktime_get_ns());
 	return 0;
 }
 
 /* The connection of a socket, keyed as ours() keys its packets. */
-static __always_inline void sock_conn(const struct sock *sk,
-				      const struct sk_buff *skb,
+static __always_inline void sock_conn(const struct sock *sk, int v4,
 				      struct conn *c)
 {
 	__u32 r[4], l[4];
@@ -382,7 +435,7 @@ static __always_inline void sock_conn(const struct sock *sk,
 	/* tp_btf pointers: plain loads, relocated by CO-RE. */
 	c->rport = sk->__sk_common.skc_dport;
 	c->lport = bpf_htons(sk->__sk_common.skc_num);
-	if (bpf_ntohs(skb->protocol) == ETH_P_IP) {
+	if (v4) {
 		c->raddr = sk->__sk_common.skc_daddr;
 		c->laddr = sk->__sk_common.skc_rcv_saddr;
 		return;
@@ -395,33 +448,87 @@ static __always_inline void sock_conn(const struct sock *sk,
 	c->laddr = fold(l);
 }
 
-/* TCP receive: in tcp_rcv_established; skb->data is at the TCP header. */
+/* A connection's arrival entry, made blank if it has none. */
+static __always_inline struct arrival *arrival_get(const struct conn *c)
+{
+	struct arrival *a = bpf_map_lookup_elem(&rx_first, c);
+
+	if (a)
+		return a;
+	bpf_map_update_elem(&rx_first, c, &no_arrival, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&rx_first, c);
+}
+
+static __always_inline void arm(struct arrival *a, __u32 next, __u32 idx)
+{
+	a->next = next;
+	a->idx = idx;
+	a->armed = 1;
+}
+
+/* When message m, whose first byte has sequence number sb, arrived. */
+static __always_inline __u64 arrival_of(const struct arrival *a, __u32 m,
+					__u32 sb)
+{
+	if (!a || a->tag[m & SLOT_MASK] != sb)
+		return 0;
+	return a->time[m & SLOT_MASK];
+}
+
+/*
+ * TCP receive: in tcp_rcv_established, before it takes the segment;
+ * skb->data is at the TCP header. Every message whose first byte the
+ * segment carries gets its TCP_RX, and the arrival of the packet that
+ * carried that byte. A message is numbered by its offset in the stream:
+ * bytes_received counts the stream up to rcv_nxt.
+ */
 static __always_inline int tcp_rx(struct sock *sk, const struct sk_buff *skb)
 {
 	struct ns_sk *st = lookup(sk);
-	__u64 netif = 0, *slots;
+	struct tcp_sock *tp;
+	__u32 size, seq, len, i;
+	__u64 off, m, start, now, *sl;
 	struct arrival *a;
 	struct conn c = {};
-	__u8 doff;
+	__u8 th[16];
 
 	if (!st)
 		return 0;
-	if (bpf_probe_read_kernel(&doff, 1, skb->data + 12))
+	tp = bpf_skc_to_tcp_sock(sk);
+	if (!tp || bpf_probe_read_kernel(th, sizeof(th), skb->data))
 		return 0;
+	len = (th[12] >> 4) * 4;
 	/* Pure ACKs carry no message: they are no boundary. */
-	if (skb->len <= (doff >> 4) * 4u)
+	if (skb->len <= len)
 		return 0;
-	sock_conn(sk, skb, &c);
+	len = skb->len - len;
+	size = rx_size[st->side & 1];
+	if (!size)
+		return 0;
+	seq = be32(th + 4);
+	off = tp->bytes_received + diff(seq, tp->rcv_nxt);
+	m = (off + size - 1) / size;
+	sock_conn(sk, bpf_ntohs(skb->protocol) == ETH_P_IP, &c);
 	a = bpf_map_lookup_elem(&rx_first, &c);
-	if (a && !a->taken) {
-		netif = a->time;
-		a->taken = 1;
+	now = bpf_ktime_get_ns();
+	for (i = 0; i < NS_SLOTS; i++, m++) {
+		start = m * size;
+		if (start >= off + len)
+			break;
+		/* Retransmitted: stamped before, maybe read and gone. */
+		if (diff(m, st->rx_seen) < 0)
+			continue;
+		sl = slot(st, m);
+		sl[NS_K_TCP_RX] = now;
+		sl[NS_K_NETIF_RX] = arrival_of(a, m, seq + (__u32)(start - off));
+		st->rx_seen = m + 1;
 	}
-	slots = rx_slots(st);
-	if (!slots[NS_B_TCP_RX]) {
-		slots[NS_B_TCP_RX] = bpf_ktime_get_ns();
-		slots[NS_B_NETIF_RX] = netif;
-	}
+	if (a && a->armed)
+		return 0;
+	/* Not armed at the handshake: from the next message on. */
+	a = arrival_get(&c);
+	if (a)
+		arm(a, seq + (__u32)(m * size - off), m);
 	return 0;
 }
 
@@ -476,7 +583,26 @@ static __always_inline __u32 udp_queued(const struct sock *sk)
 }
 
 /*
- * UDP: recv took the oldest datagram; its stamps are this transaction's.
+ * The message a recv or a send of the socket is part of. UDP pairs a
+ * response with its request by turn, not by counting each way: a lost
+ * request has no response, and the next one's must not take its slot.
+ */
+static __always_inline __u32 rx_msg(const struct ns_sk *st)
+{
+	if (NS_IS_UDP(st->side) && !NS_IS_SERVER(st->side))
+		return st->tx_msgs - 1;
+	return st->rx_msgs;
+}
+
+static __always_inline __u32 tx_msg(const struct ns_sk *st)
+{
+	if (NS_IS_UDP(st->side) && NS_IS_SERVER(st->side))
+		return st->rx_msgs - 1;
+	return st->tx_msgs;
+}
+
+/*
+ * UDP: recv took the oldest datagram; its stamps are this message's.
  * A reader on another CPU can take a datagram before its wake-up ran:
  * that transaction goes without, and the stamps added late are found
  * stale here, as more than the datagrams left can account for.
@@ -484,9 +610,9 @@ static __always_inline __u32 udp_queued(const struct sock *sk)
 static __always_inline void udp_read(const struct sock *sk, struct ns_sk *st)
 {
 	__u32 left = udp_queued(sk), n;
-	__u64 *slot;
+	__u64 *sl = slot(st, rx_msg(st)), *q;
 
-	st->t[NS_B_NETIF_RX] = st->t[NS_B_DATA_READY] = 0;
+	sl[NS_K_NETIF_RX] = sl[NS_K_DATA_READY] = 0;
 	if (st->udp_overflow) {
 		if (!left) {
 			st->udp_head = st->udp_tail;
@@ -500,28 +626,34 @@ static __always_inline void udp_read(const struct sock *sk, struct ns_sk *st)
 		st->udp_head += n - (left + 1);
 	if (st->udp_tail == st->udp_head)
 		return;
-	slot = st->udp_q[UDP_SLOT(st->udp_head)];
-	if (slot[0] && slot[0] != NO_ARRIVAL) {
-		st->t[NS_B_NETIF_RX] = slot[0];
-		st->t[NS_B_DATA_READY] = slot[1];
+	q = st->udp_q[UDP_SLOT(st->udp_head)];
+	if (q[0] && q[0] != NO_ARRIVAL) {
+		sl[NS_K_NETIF_RX] = q[0];
+		sl[NS_K_DATA_READY] = q[1];
 	}
-	slot[0] = slot[1] = 0;
+	q[0] = q[1] = 0;
 	st->udp_head++;
 }
 
+/* TCP: the first wake-up after each unread message's TCP_RX. */
 SEC("tp_btf/sk_data_ready")
 int BPF_PROG(sk_data_ready, const struct sock *sk)
 {
 	struct ns_sk *st = lookup(sk);
-	__u64 *slots;
+	__u64 now, *sl;
+	__u32 m, i;
 
 	if (!st)
 		return 0;
 	if (NS_IS_UDP(st->side))
 		return udp_ready(sk, st);
-	slots = rx_slots(st);
-	if (slots[NS_B_TCP_RX] && !slots[NS_B_DATA_READY])
-		slots[NS_B_DATA_READY] = bpf_ktime_get_ns();
+	now = bpf_ktime_get_ns();
+	m = st->rx_msgs;
+	for (i = 0; i < NS_SLOTS && diff(m, st->rx_seen) < 0; i++, m++) {
+		sl = slot(st, m);
+		if (sl[NS_K_TCP_RX] && !sl[NS_K_DATA_READY])
+			sl[NS_K_DATA_READY] = now;
+	}
 	return 0;
 }
 
@@ -534,7 +666,7 @@ int BPF_PROG(sk_data_ready, const struct sock *sk)
 static __always_inline int message_part(struct sock *sk, int ret, int rx)
 {
 	struct ns_sk *st = lookup(sk);
-	__u32 side, *bytes, size;
+	__u32 side, *bytes, size, m;
 
 	if (!st)
 		return 0;
@@ -547,9 +679,14 @@ static __always_inline int message_part(struct sock *sk, int ret, int rx)
 	if (*bytes < size)
 		return 0;
 	*bytes = 0;
-	st->t[rx ? NS_B_RECV_RET : NS_B_SEND_RET] = bpf_ktime_get_ns();
+	m = rx ? rx_msg(st) : tx_msg(st);
+	if (rx)
+		st->rx_msgs++;
+	else
+		st->tx_msgs++;
+	slot(st, m)[rx ? NS_K_RECV_RET : NS_K_SEND_RET] = bpf_ktime_get_ns();
 	if (side == (rx ? NS_CLIENT : NS_SERVER))
-		emit(st);
+		emit(st, m);
 	return 0;
 }
 
@@ -561,18 +698,82 @@ int BPF_PROG(sock_recv_length, struct sock *sk, int ret, int flags)
 	return message_part(sk, ret, 1);
 }
 
+/*
+ * Inside tcp_sendmsg_locked, before it copies: write_seq is where the
+ * bytes go. The first call of a message notes its first byte's number.
+ */
 SEC("tp_btf/tcp_sendmsg_locked")
 int BPF_PROG(tcp_sendmsg_locked, const struct sock *sk, const struct msghdr *msg,
 	     const struct sk_buff *skb, int size_goal)
 {
 	struct ns_sk *st = lookup(sk);
+	struct tcp_sock *tp;
+	__u64 *sl;
+	__u32 m;
 
-	if (st)
-		stamp_once(st, NS_B_TCP_SEND, bpf_ktime_get_ns());
+	if (!st || st->tx_bytes)
+		return 0;
+	tp = bpf_skc_to_tcp_sock((void *)sk);
+	if (!tp)
+		return 0;
+	m = st->tx_msgs;
+	sl = slot(st, m);
+	if (sl[NS_K_TCP_SEND])
+		return 0;
+	sl[NS_K_TCP_SEND] = bpf_ktime_get_ns();
+	st->tx_seq[m & SLOT_MASK] = tp->write_seq;
+	st->tx_begun = m + 1;
 	return 0;
 }
 
-/* The first hand-off to a driver after the message entered TCP. */
+/*
+ * TCP: the hand-off of the packet that carries a message's first byte.
+ * Messages go out in order; tx_xmit is the first still waiting.
+ */
+static __always_inline void tcp_xmit(const struct sk_buff *skb,
+				     struct ns_sk *st, __u64 now)
+{
+	__u64 head = (__u64)skb->head, data = (__u64)skb->data;
+	__u32 m = st->tx_xmit, thoff = skb->transport_header, seq, start, i;
+	__s64 len;
+	__u8 th[16];
+
+	if (m == st->tx_begun)
+		return;
+	if (bpf_probe_read_kernel(th, sizeof(th), (void *)(head + thoff)))
+		return;
+	len = (__s64)skb->len - (__s64)(head + thoff - data) -
+	      (th[12] >> 4) * 4;
+	/* An ACK's hand-off: no message's. */
+	if (len <= 0)
+		return;
+	seq = be32(th + 4);
+	for (i = 0; i < NS_SLOTS && m != st->tx_begun; i++, m++) {
+		start = st->tx_seq[m & SLOT_MASK];
+		if (diff(start, seq) >= 0 && start - seq >= len)
+			break;
+		/* else its first byte is here, or went unseen before */
+		if (diff(start, seq) >= 0)
+			stamp_once(slot(st, m), NS_K_DEV_XMIT, now);
+	}
+	st->tx_xmit = m;
+}
+
+/*
+ * UDP: the datagram's first hand-off (a fragmented one has several). A
+ * slot whose send had returned is a lost request's: start it afresh.
+ */
+static __always_inline void udp_xmit(struct ns_sk *st, __u64 now)
+{
+	__u64 *sl = slot(st, tx_msg(st));
+	int i;
+
+	if (sl[NS_K_SEND_RET])
+		for (i = 0; i < NS_K_COUNT; i++)
+			sl[i] = 0;
+	stamp_once(sl, NS_K_DEV_XMIT, now);
+}
+
 static __always_inline int dev_xmit(const struct sk_buff *skb)
 {
 	/* Read directly: the verifier must see a socket, not a number. */
@@ -582,9 +783,12 @@ static __always_inline int dev_xmit(const struct sk_buff *skb)
 	if (!sk)
 		return 0;
 	st = lookup(sk);
-	/* TCP: once the message entered TCP (not an ACK's hand-off). */
-	if (st && (st->t[NS_B_TCP_SEND] || NS_IS_UDP(st->side)))
-		stamp_once(st, NS_B_DEV_XMIT, bpf_ktime_get_ns());
+	if (!st)
+		return 0;
+	if (NS_IS_UDP(st->side))
+		udp_xmit(st, bpf_ktime_get_ns());
+	else
+		tcp_xmit(skb, st, bpf_ktime_get_ns());
 	return 0;
 }
 
@@ -601,36 +805,64 @@ int BPF_PROG(dev_hard_start_xmit, struct sk_buff *first)
 	return dev_xmit(first);
 }
 
+#define AF_INET 2
+
+/* Is a socket's peer IPv4 (an IPv6 socket's too, if v4-mapped)? */
+static __always_inline int sock_v4(const struct sock *sk)
+{
+	const __u32 *d = sk->__sk_common.skc_v6_daddr.in6_u.u6_addr32;
+
+	return sk->__sk_common.skc_family == AF_INET ||
+	       (!d[0] && !d[1] && d[2] == bpf_htonl(0xffff));
+}
+
 /*
- * tcp_crr: the connection's set-up. A client's socket is registered
- * before its connect(); a server's exists only as the handshake ends,
- * before accept(), so its storage is made here, by the data port, and
- * user space's registration after accept() keeps these stamps.
+ * A connection of the data port is established: from here its stream
+ * numbers messages from rcv_nxt, so the arrival of the first message's
+ * packet is known before TCP takes it. tcp_crr: the set-up's stamps.
+ * A client's socket is registered before its connect(); a server's
+ * exists only as the handshake ends, before accept(), so its storage is
+ * made here, by the data port, and user space's registration after
+ * accept() keeps these stamps.
  */
 SEC("tp_btf/inet_sock_set_state")
 int BPF_PROG(inet_sock_set_state, const struct sock *sk, const int oldstate,
 	     const int newstate)
 {
+	int server = NS_IS_SERVER(side);
+	struct tcp_sock *tp;
+	struct conn c = {};
+	struct arrival *a;
 	struct ns_sk *st;
 
 	if (newstate == TCP_SYN_SENT) {
 		st = lookup(sk);
 		if (st)
-			stamp_once(st, NS_B_SYN_SENT, bpf_ktime_get_ns());
+			stamp_once(slot(st, 0), NS_K_SYN_SENT,
+				   bpf_ktime_get_ns());
 		return 0;
 	}
 	if (newstate != TCP_ESTABLISHED)
 		return 0;
+	if (server ? sk->__sk_common.skc_num != data_port
+		   : sk->__sk_common.skc_dport != bpf_htons(data_port))
+		return 0;
+	tp = bpf_skc_to_tcp_sock((void *)sk);
+	sock_conn(sk, sock_v4(sk), &c);
+	a = tp ? arrival_get(&c) : NULL;
+	if (a)
+		arm(a, tp->rcv_nxt, 0);
+	if (!NS_IS_CRR(side))
+		return 0;
 	st = lookup(sk);
-	if (!st && NS_IS_SERVER(side) &&
-	    sk->__sk_common.skc_num == data_port) {
+	if (!st && server) {
 		st = bpf_sk_storage_get(&socks, (struct sock *)sk, 0,
 					BPF_SK_STORAGE_GET_F_CREATE);
 		if (st)
 			st->side = side;
 	}
 	if (st)
-		stamp_once(st, NS_B_ESTABLISHED, bpf_ktime_get_ns());
+		stamp_once(slot(st, 0), NS_K_ESTABLISHED, bpf_ktime_get_ns());
 	return 0;
 }
 

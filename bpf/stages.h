@@ -33,6 +33,15 @@
 enum ns_boundary { NS_BOUNDARIES(NS_B_ENUM) NS_B_COUNT };
 #undef NS_B_ENUM
 
+/* The kernel boundaries alone, numbered for BPF's per-message slots. */
+#define NS_K_ENUM_K(name) NS_K_##name,
+#define NS_K_ENUM_U(name)
+#define NS_K_ENUM(name, where) NS_K_ENUM_##where(name)
+enum ns_kboundary { NS_BOUNDARIES(NS_K_ENUM) NS_K_COUNT };
+#undef NS_K_ENUM
+#undef NS_K_ENUM_U
+#undef NS_K_ENUM_K
+
 /*
  * X(side, stage name, from, to): each side's stages in time order. A
  * client transaction runs from APP_SEND to APP_DONE, the latency its
@@ -155,6 +164,15 @@ enum ns_side {
 /* UDP datagrams queued on one socket whose stamps are kept (a power of 2). */
 #define NS_UDP_QUEUE 16
 
+/*
+ * Messages of one socket whose stamps are kept at once (a power of 2):
+ * request m and its response m share slot m % NS_SLOTS, so --burst may
+ * keep NS_SLOTS - 1 requests in flight (one more slot covers a server
+ * whose next request arrives before its send of this response returns).
+ */
+#define NS_SLOTS 32
+#define NS_MAX_BURST (NS_SLOTS - 1)
+
 /* Per registered socket, in BPF_MAP_TYPE_SK_STORAGE. */
 struct ns_sk {
 	/* written by user space when it registers the socket */
@@ -162,20 +180,20 @@ struct ns_sk {
 	unsigned short worker;
 	unsigned char side;	/* enum ns_side: end and transport */
 	unsigned char pad;
-	/* kept by BPF */
-	unsigned long long seq;		/* transactions completed */
-	unsigned int rx_bytes;		/* of the inbound message so far */
-	unsigned int tx_bytes;		/* of the outbound message so far */
-	/* this transaction's K stamps, by enum ns_boundary (U ones stay 0) */
-	unsigned long long t[NS_B_COUNT];
-	/*
-	 * Receive stamps of the next message, when it arrives before this
-	 * transaction ends (a server's next request can come in while its
-	 * send of this response is still returning).
-	 */
-	unsigned long long next[NS_B_COUNT];
-	/* --trace=hist, server: the last response's DEV_XMIT */
-	unsigned long long prev_xmit;
+	unsigned long long seq;	/* the record number of message 0 */
+	/* kept by BPF; messages are numbered from the stream's start */
+	unsigned int rx_msgs;	/* inbound messages read whole */
+	unsigned int tx_msgs;	/* outbound messages sent whole */
+	unsigned int rx_seen;	/* inbound messages whose start TCP saw */
+	unsigned int tx_begun;	/* outbound messages that entered TCP */
+	unsigned int tx_xmit;	/* first of those not handed to a device */
+	unsigned int rx_bytes;	/* of the inbound message so far */
+	unsigned int tx_bytes;	/* of the outbound message so far */
+	unsigned int pad1;
+	/* TCP sequence number of each outbound message's first byte */
+	unsigned int tx_seq[NS_SLOTS];
+	/* K stamps by message: slot m % NS_SLOTS, by enum ns_kboundary */
+	unsigned long long slot[NS_SLOTS][NS_K_COUNT];
 	/*
 	 * UDP: NETIF_RX and DATA_READY of the datagrams queued and not yet
 	 * read, in queue order (recv takes them in that order). The wake-ups

@@ -77,6 +77,12 @@ void trace_worker_done(struct trace_worker *tw, struct flow *f,
 	trace_worker_take(tw, f, u);
 }
 
+void trace_worker_drop(struct trace_worker *tw)
+{
+	ring_buffer__consume(tw->rb);
+	tw->have = 0;
+}
+
 void trace_worker_take(struct trace_worker *tw, struct flow *f,
 		       const struct ustamps *u)
 {
@@ -96,16 +102,7 @@ void trace_worker_take(struct trace_worker *tw, struct flow *f,
 	 * unrecorded (counted then): follow the kernel's numbering.
 	 */
 	f->tr_seq = tw->rec.seq + 1;
-	/* UDP's arrival comes with the datagram: no stamps surface late. */
-	if (tw->side == NS_SERVER) {
-		struct ustamps us = *u;
-
-		us.not_before = f->tr_prev_xmit;
-		f->tr_prev_xmit = tw->rec.t[NS_B_DEV_XMIT];
-		r = merge_transaction(tw->side, &tw->rec, &us, &m);
-	} else {
-		r = merge_transaction(tw->side, &tw->rec, u, &m);
-	}
+	r = merge_transaction(tw->side, &tw->rec, u, &m);
 	trace_worker_account(tw, r, &m, f->id, tw->rec.seq);
 	if (r != MERGE_OK)
 		return;

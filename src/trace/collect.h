@@ -48,6 +48,11 @@ int trace_worker_init(struct trace_worker *tw, struct tracer *t, int id,
 void trace_worker_done(struct trace_worker *tw, struct flow *f,
 		       const struct ustamps *u);
 void trace_worker_free(struct trace_worker *tw);
+/*
+ * A message that ended no transaction was read (udp_rr: a response
+ * that came too late): its record, if any, is no transaction's.
+ */
+void trace_worker_drop(struct trace_worker *tw);
 
 /*
  * Match the record read last (if any) to the transaction that just

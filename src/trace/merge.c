@@ -122,16 +122,6 @@ enum merge_result merge_transaction(enum ns_side side,
 			return MERGE_MISSING;
 		}
 	}
-	/*
-	 * Receive stamps parked for the next transaction can, by a race of
-	 * the softirq on one CPU with the emitting send on another, surface
-	 * one transaction late. They are then older than the previous
-	 * response: out of order, never a wrong time.
-	 */
-	if (u->not_before && m->b[d[0].from] < u->not_before) {
-		m->bad = d[0].from;
-		return MERGE_DISORDER;
-	}
 	for (i = 0; i < n; i++) {
 		if (m->b[d[i].to] < m->b[d[i].from]) {
 			m->bad = d[i].to;

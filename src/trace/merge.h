@@ -31,11 +31,6 @@ struct ustamps {
 	uint64_t sw_tx, sw_rx;	/* --timestamping: the kernel's own stamps */
 	uint64_t connect;	/* tcp_crr client: the connection began */
 	uint64_t accept_ret;	/* tcp_crr server: accept() returned */
-	/*
-	 * Server: the previous response's DEV_XMIT on this flow. With one
-	 * request in flight, this request cannot have arrived before it.
-	 */
-	uint64_t not_before;
 };
 
 enum merge_result {

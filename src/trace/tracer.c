@@ -20,10 +20,10 @@ struct hook {
 	const char *name;
 	const char *fentry;	/* program name, or NULL */
 	const char *tp_btf;
-	int only;		/* ONLY_TCP, ONLY_CRR, or 0: TCP and UDP */
+	int only_tcp;		/* or 0: TCP and UDP */
 };
 
-enum { ONLY_TCP = 1, ONLY_CRR };
+#define ONLY_TCP 1
 
 static const struct hook hooks[] = {
 	{ "netif_receive_skb", NULL, "netif_receive_skb", 0 },
@@ -35,15 +35,13 @@ static const struct hook hooks[] = {
 	{ "dev_hard_start_xmit", "dev_hard_start_xmit", "net_dev_start_xmit",
 	  0 },
 	{ "sock_send_length", NULL, "sock_send_length", 0 },
-	{ "inet_sock_set_state", NULL, "inet_sock_set_state", ONLY_CRR },
+	{ "inet_sock_set_state", NULL, "inet_sock_set_state", ONLY_TCP },
 };
 
 /* Does this side's transport use hook h? */
 static int used(const struct hook *h, enum ns_side side)
 {
-	if (h->only == ONLY_CRR)
-		return NS_IS_CRR(side) != 0;
-	return !h->only || !NS_IS_UDP(side);
+	return !h->only_tcp || !NS_IS_UDP(side);
 }
 
 struct tracer {
@@ -157,7 +155,8 @@ static const char *load_reason(int err)
 {
 	if (access("/sys/kernel/btf/vmlinux", R_OK))
 		return "the kernel has no BTF (/sys/kernel/btf/vmlinux)";
-	if (err == -EPERM || err == -EACCES)
+	/* EACCES is the verifier's refusal: libbpf said what it was. */
+	if (err == -EPERM)
 		return "loading BPF needs root (CAP_BPF and CAP_PERFMON)";
 	return libbpf_last[0] ? libbpf_last : strerror(-err);
 }

@@ -80,6 +80,8 @@ static void client_read(struct worker *w, struct flow *f)
 		    seq != seq_trunc(f->seq_out, n) ||
 		    f->state != URR_WAITING) {
 			f->late++;
+			if (w->tw)
+				trace_worker_drop(w->tw);
 			continue;
 		}
 		now = now_ns();

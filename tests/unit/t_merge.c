@@ -145,21 +145,6 @@ static void t_reordered_boundaries_are_incomplete(void **state)
 			 MERGE_DISORDER);
 }
 
-static void t_server_request_older_than_last_response_is_stale(void **state)
-{
-	struct ns_krecord k;
-	struct ustamps u = { 0 };
-	struct merged m;
-
-	server_txn(&k, &u);
-	u.not_before = 50;	/* last response left at 50: request at 100 */
-	assert_int_equal(merge_transaction(NS_SERVER, &k, &u, &m), MERGE_OK);
-	u.not_before = 150;	/* ... left after this request "arrived" */
-	assert_int_equal(merge_transaction(NS_SERVER, &k, &u, &m),
-			 MERGE_DISORDER);
-	assert_int_equal(m.bad, NS_B_NETIF_RX);
-}
-
 static void t_reader_that_beats_the_wakeup_call(void **state)
 {
 	struct ns_krecord k;
@@ -251,7 +236,6 @@ int main(void)
 		cmocka_unit_test(t_server_stages_are_exact),
 		cmocka_unit_test(t_missing_kernel_boundary_is_incomplete),
 		cmocka_unit_test(t_reordered_boundaries_are_incomplete),
-		cmocka_unit_test(t_server_request_older_than_last_response_is_stale),
 		cmocka_unit_test(t_reader_that_beats_the_wakeup_call),
 		cmocka_unit_test(t_blocking_io_has_no_epoll_stage),
 		cmocka_unit_test(t_records_match_transactions_by_flow_and_seq),
