@@ -12,6 +12,7 @@
 
 #include "common.h"
 #include "options.h"
+#include "stages.h"
 
 enum opt_type {
 	T_BOOL,		/* no argument: sets 1 */
@@ -540,9 +541,13 @@ int options_validate(struct options *o, char *err, size_t len)
 	if (o->burst > 1 && o->io_mode == IO_BLOCKING)
 		return fail(err, len, NULL,
 			    "option --burst: not with --io-mode blocking");
-	if (o->burst > 1 && o->trace)
+	if (o->burst > NS_MAX_BURST && o->trace)
 		return fail(err, len, NULL,
-			    "option --burst: --trace times one request in flight per flow");
+			    "option --burst: --trace times at most %d requests in flight per flow",
+			    NS_MAX_BURST);
+	if (o->burst > 1 && o->timestamping)
+		return fail(err, len, NULL,
+			    "option --timestamping: one request in flight (not with --burst)");
 	if (o->timestamping && o->trace != 1)
 		return fail(err, len, NULL,
 			    "option --timestamping: needs --trace (records)");

@@ -191,11 +191,20 @@ static void message_received(struct worker *w, struct flow *f)
 
 enum { READ_FAILED = -1, READ_NOTHING, READ_PART, READ_WHOLE };
 
-/* Read once toward the inbound message; READ_FAILED closed the flow. */
-static int read_chunk(struct worker *w, struct flow *f)
+/*
+ * Read once toward the inbound message; READ_FAILED closed the flow.
+ * A message's EPOLL_RET is the wake-up its first read followed, if that
+ * read was the first since (*woken): one read later in the same round,
+ * the data may have come after the wake-up and had no wait of its own.
+ */
+static int read_chunk(struct worker *w, struct flow *f, int *woken)
 {
 	size_t size = rx_size(w);
 	ssize_t r;
+
+	if (f->off == 0)
+		f->t_epoll = *woken ? w->t_epoll : 0;
+	*woken = 0;
 
 	do
 		r = rr_recv(w, f, chunk(w, size - f->off));
@@ -214,12 +223,10 @@ static int read_chunk(struct worker *w, struct flow *f)
 
 static void on_readable(struct worker *w, struct flow *f)
 {
-	int edge = w->rs->o->edge_trigger, rc;
+	int edge = w->rs->o->edge_trigger, rc, woken = 1;
 
-	if (f->off == 0)
-		f->t_epoll = w->t_epoll;
 	while (f->open && f->state == RR_RECEIVING) {
-		rc = read_chunk(w, f);
+		rc = read_chunk(w, f, &woken);
 		if (rc <= READ_NOTHING)
 			return;
 		if (rc == READ_WHOLE)
@@ -281,12 +288,12 @@ static void burst_pump(struct worker *w, struct flow *f)
 static void burst_read(struct worker *w, struct flow *f)
 {
 	int edge = w->rs->o->edge_trigger, n = ring_size(w);
-	int rc;
+	int rc, woken = 1;
 
 	while (f->open) {
 		uint64_t now;
 
-		rc = read_chunk(w, f);
+		rc = read_chunk(w, f, &woken);
 		if (rc <= READ_NOTHING)
 			return;
 		if (rc == READ_WHOLE) {
@@ -304,8 +311,10 @@ static void burst_read(struct worker *w, struct flow *f)
 					 now - f->sent_at[f->seq_recv % n]);
 				continue_open(w, f);
 			} else {
-				hist_add(f->lat,
-					 now - f->sent_at[f->seq_recv % n]);
+				f->t_send = f->sent_at[f->seq_recv % n];
+				hist_add(f->lat, now - f->t_send);
+				if (w->tw)
+					traced(w, f, now);
 				f->to_send++;
 				burst_pump(w, f);
 			}
@@ -435,11 +444,11 @@ void rr_event(struct worker *w, struct flow *f, uint32_t events)
 /* Blocking sockets: 1 with the whole message read, 0 when the flow ended. */
 static int recv_all(struct worker *w, struct flow *f)
 {
-	int rc;
+	int rc, woken = 0;
 
 	f->off = 0;
 	do
-		rc = read_chunk(w, f);
+		rc = read_chunk(w, f, &woken);
 	while (rc == READ_PART);
 	return rc == READ_WHOLE;
 }

@@ -98,8 +98,6 @@ t_tcp_rr_burst_keeps_requests_in_flight() {
 	# Whole responses, and parts of the ones still in flight.
 	expect_le $((c * 70000)) "$r" "client bytes read"
 	expect_le "$r" $(((c + 4 * 3) * 70000)) "client bytes read"
-	expect_usage_error "--burst: --trace times one request" \
-		tcp_rr --burst 2 --trace
 	expect_usage_error "--burst: not with --io-mode blocking" \
 		tcp_rr --burst 2 --io-mode=blocking
 }

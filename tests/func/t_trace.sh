@@ -104,8 +104,10 @@ t_trace_ignores_other_processes_sockets() {
 	$CHECK_TRACE tr.csv
 }
 
-t_trace_across_a_veth_pair() {
-	need_root
+# trace_over_veth ARGS...: a traced tcp_rr from one namespace to a
+# server in another, over a veth pair (a real driver's transmit and
+# receive); ARGS go to the client. Both sides' figures land in `out`.
+trace_over_veth() {
 	local a=nc$$ b=ns$$ srv
 
 	make_veth "$a" "$b"
@@ -117,10 +119,58 @@ t_trace_across_a_veth_pair() {
 		sleep 0.05
 	done
 	ip netns exec "$a" timeout 60 "$NETSTAGE" tcp_rr -c -H 192.0.2.2 -l 2 \
-		-q --trace --trace-records=cli.csv > cli.out 2> cli.err
+		-q --trace --trace-records=cli.csv "$@" > cli.out 2> cli.err
 	wait "$srv"
 	sed 's/^/client./' cli.out > out
 	sed 's/^/server./' srv.out >> out
+}
+
+t_trace_across_a_veth_pair() {
+	need_root
+	trace_over_veth
+	check_trace_counts out client
+	check_trace_counts out server
+	$CHECK_TRACE cli.csv srv.csv
+}
+
+# --burst: several requests in flight per flow, each kernel record
+# matched to its own request by the stream's sequence numbers. The
+# pairing check fails if a record were one request off: the server's
+# transaction for request n+1 does not fit in the client's remote stage
+# of request n (response n left before request n+1 was answered).
+t_trace_burst_matches_each_request() {
+	need_root
+	local e
+
+	for e in "" -E; do
+		ns tcp_rr --local -l 2 -q --burst 8 -F 2 -T 2 $e --trace \
+			--trace-records=tr.csv --trace-max-records=1000000 \
+			> out 2> err
+		expect_eq "$(key out client.num_mismatched)" 0 "mismatched $e"
+		check_trace_counts out client
+		check_trace_counts out server
+		$CHECK_TRACE tr.csv tr.server.csv --results out
+	done
+	# Responses of several segments (GSO on loopback).
+	ns tcp_rr --local -l 1 -q --burst 4 -R 70000 --trace \
+		--trace-records=tr.csv > out 2> err
+	check_trace_counts out client
+	check_trace_counts out server
+	$CHECK_TRACE tr.csv tr.server.csv --results out
+	ns tcp_rr --local -l 1 -q --burst 8 --trace=hist > out 2> err
+	expect_eq "$(key out client.stage_remote_count)" \
+		"$(key out client.trace_transactions)" "hist remote count"
+	expect_eq "$(key out client.trace_incomplete)" 0 "hist incomplete"
+	expect_usage_error "--burst: --trace times at most 31 requests" \
+		tcp_rr --burst 32 --trace
+	expect_usage_error "--timestamping: one request in flight" \
+		tcp_rr --burst 2 --trace --timestamping
+}
+
+t_trace_burst_across_a_veth_pair() {
+	need_root
+	trace_over_veth --burst 8 -F 2 -R 20000
+	expect_eq "$(key out client.num_mismatched)" 0 "mismatched"
 	check_trace_counts out client
 	check_trace_counts out server
 	$CHECK_TRACE cli.csv srv.csv
