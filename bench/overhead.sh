@@ -4,10 +4,11 @@
 # alternating run by run in one invocation, at 1 flow and at -F 4 -T 2,
 # against bpftrace counting four of the same tracepoints as a reference.
 #
-#   bench/overhead.sh [-r REPS] [-l SECONDS] [-P] [-w udp_rr]     (root)
+#   bench/overhead.sh [-r REPS] [-l SECONDS] [-P] [-w udp_rr] [-b N] (root)
 #
 # -w udp_rr measures udp_rr instead (no bpftrace reference: its four
-# tracepoints are TCP's).
+# tracepoints are TCP's). -b N keeps N requests in flight per flow
+# (tcp_rr --burst N) in every run.
 # Pinned (server and client on CPU 0) by default: unpinned loopback is
 # bimodal on 2 cores. -P runs unpinned. Prints every run, medians, the
 # ratio traced/untraced and the added nanoseconds per transaction; then
@@ -19,12 +20,14 @@ REPS=5
 LEN=3
 PIN="taskset -c 0"
 WL=tcp_rr
-while getopts "r:l:Pw:" opt; do
+BURST=""
+while getopts "r:l:Pw:b:" opt; do
 	case $opt in
 	r) REPS=$OPTARG ;;
 	l) LEN=$OPTARG ;;
 	P) PIN="" ;;
 	w) WL=$OPTARG ;;
+	b) BURST="--burst $OPTARG" ;;
 	*) exit 2 ;;
 	esac
 done
@@ -51,7 +54,8 @@ run() {			# name args...
 	local name=$1
 
 	shift
-	$PIN $NS $WL --local -q -l "$LEN" "$@" > "$OUT/ns.out" 2> /dev/null
+	$PIN $NS $WL --local -q -l "$LEN" $BURST "$@" > "$OUT/ns.out" \
+		2> /dev/null
 	record "$name" "$(grep -m1 '^client.throughput=' "$OUT/ns.out" |
 		cut -d= -f2)"
 	grep -m1 '^client.trace_setup_ms=' "$OUT/ns.out" |
@@ -82,7 +86,7 @@ with_bpftrace() {
 for flows in 1 4; do
 	args=""
 	[ $flows = 4 ] && args="-F 4 -T 2"
-	echo "== $WL $args ${PIN:+pinned to CPU 0} (trans/s)"
+	echo "== $WL $args $BURST ${PIN:+pinned to CPU 0} (trans/s)"
 	for i in $(seq "$REPS"); do
 		run "F$flows.untraced" $args
 		run "F$flows.traced" $args --trace
