@@ -1,8 +1,9 @@
 #!/bin/bash
-# What tracing costs: tcp_rr transactions/s without --trace, with it and
-# with --trace=hist,
-# alternating run by run in one invocation, at 1 flow and at -F 4 -T 2,
-# against bpftrace counting four of the same tracepoints as a reference.
+# What tracing costs: tcp_rr transactions/s without --trace, with it,
+# with --trace=hist, and with the same programs attached but returning at
+# once (the floor: entering them), alternating run by run in one
+# invocation, at 1 flow and at -F 4 -T 2, against bpftrace counting four
+# of the same tracepoints as a reference.
 #
 #   bench/overhead.sh [-r REPS] [-l SECONDS] [-P] [-w udp_rr] [-b N] (root)
 #
@@ -91,6 +92,8 @@ for flows in 1 4; do
 		run "F$flows.untraced" $args
 		run "F$flows.traced" $args --trace
 		run "F$flows.hist" $args --trace=hist
+		# The floor: the same programs attached, each returning at once.
+		NETSTAGE_BENCH_EMPTY_BPF=1 run "F$flows.empty" $args --trace=hist
 		[ $have_bpftrace = 1 ] && [ $flows = 1 ] && [ $WL = tcp_rr ] &&
 			with_bpftrace "F$flows.bpftrace" $args
 	done
@@ -119,7 +122,7 @@ for k, v in runs.items():
 print("== cost against untraced runs of the same invocation")
 for f in ("F1", "F4"):
     base = med.get(f"{f}.untraced")
-    for mode in ("traced", "hist", "bpftrace"):
+    for mode in ("traced", "hist", "empty", "bpftrace"):
         m = med.get(f"{f}.{mode}")
         if base and m:
             print(f"  {f} {mode:9} ratio {m / base:5.3f}  "

@@ -1,6 +1,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -87,6 +88,8 @@ static struct stages_bpf *open_with(const struct tracer_cfg *cfg,
 	skel->rodata->data_port = cfg->data_port;
 	skel->rodata->side = cfg->side;
 	skel->rodata->hist_mode = cfg->hist_mode;
+	/* bench/overhead.sh: the cost of entering the programs alone. */
+	skel->rodata->empty = getenv("NETSTAGE_BENCH_EMPTY_BPF") != NULL;
 	for (i = 0; i < ARRAY_SIZE(hooks); i++) {
 		const struct hook *h = &hooks[i];
 		struct bpf_program *fe, *tp;
