@@ -102,7 +102,7 @@ struct {
 	__uint(max_entries, 8192);
 	__type(key, struct conn);
 	__type(value, struct arrival);
-} rx_first SEC(".maps");
+} arrivals SEC(".maps");
 
 /* A blank arrival to insert: too big for the BPF stack. */
 static const struct arrival no_arrival;
@@ -426,7 +426,7 @@ int BPF_PROG(netif_receive_skb, struct sk_buff *skb)
 		}
 		return 0;
 	}
-	a = bpf_map_lookup_elem(&rx_first, &p.c);
+	a = bpf_map_lookup_elem(&arrivals, &p.c);
 	if (a && a->armed)
 		arrived(a, p.seq, p.len, bpf_ktime_get_ns());
 	return 0;
@@ -458,12 +458,12 @@ static __always_inline void sock_conn(const struct sock *sk, int v4,
 /* A connection's arrival entry, made blank if it has none. */
 static __always_inline struct arrival *arrival_get(const struct conn *c)
 {
-	struct arrival *a = bpf_map_lookup_elem(&rx_first, c);
+	struct arrival *a = bpf_map_lookup_elem(&arrivals, c);
 
 	if (a)
 		return a;
-	bpf_map_update_elem(&rx_first, c, &no_arrival, BPF_NOEXIST);
-	return bpf_map_lookup_elem(&rx_first, c);
+	bpf_map_update_elem(&arrivals, c, &no_arrival, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&arrivals, c);
 }
 
 static __always_inline void arm(struct arrival *a, __u32 next, __u32 idx)
@@ -516,7 +516,7 @@ static __always_inline int tcp_rx(struct sock *sk, const struct sk_buff *skb)
 	off = tp->bytes_received + diff(seq, tp->rcv_nxt);
 	m = (off + size - 1) / size;
 	sock_conn(sk, bpf_ntohs(skb->protocol) == ETH_P_IP, &c);
-	a = bpf_map_lookup_elem(&rx_first, &c);
+	a = bpf_map_lookup_elem(&arrivals, &c);
 	now = bpf_ktime_get_ns();
 	for (i = 0; i < NS_SLOTS; i++, m++) {
 		start = m * size;
@@ -754,6 +754,7 @@ static __always_inline void tcp_xmit(const struct sk_buff *skb,
 {
 	__u64 head = (__u64)skb->head, data = (__u64)skb->data;
 	__u32 m = st->tx_xmit, thoff = skb->transport_header, seq, start, i;
+	__u64 *sl;
 	__s64 len;
 	__u8 th[16];
 
@@ -771,9 +772,14 @@ static __always_inline void tcp_xmit(const struct sk_buff *skb,
 		start = st->tx_seq[m & SLOT_MASK];
 		if (diff(start, seq) >= 0 && start - seq >= len)
 			break;
-		/* else its first byte is here, or went unseen before */
-		if (diff(start, seq) >= 0)
-			stamp_once(slot(st, m), NS_K_DEV_XMIT, now);
+		/*
+		 * Else its first byte is here, or went by unseen. A slot
+		 * already handed over (a hand-off after the send returned)
+		 * stays clean for the message that takes it next.
+		 */
+		sl = slot(st, m);
+		if (diff(start, seq) >= 0 && sl[NS_K_TCP_SEND])
+			stamp_once(sl, NS_K_DEV_XMIT, now);
 	}
 	st->tx_xmit = m;
 }
