@@ -63,6 +63,23 @@ run() {			# name args...
 		cut -d= -f2 >> "$OUT/setup_ms"
 }
 
+# A server of its own (untraced) and a client traced with ARGS: what one
+# of two hosts pays, where --local traces both ends on this one.
+split() {		# name args...
+	local name=$1 i
+
+	shift
+	$PIN $NS $WL -q -C 23866 -P 23867 > /dev/null 2>&1 &
+	for i in $(seq 100); do
+		ss -ltn 'sport = :23866' | grep -q LISTEN && break
+		sleep 0.02
+	done
+	$PIN $NS $WL -c -H 127.0.0.1 -C 23866 -P 23867 -q -l "$LEN" $BURST \
+		"$@" > "$OUT/ns.out" 2> /dev/null
+	wait
+	record "$name" "$(grep -m1 '^throughput=' "$OUT/ns.out" | cut -d= -f2)"
+}
+
 # bpftrace counting four tracepoints of the stage model, system-wide.
 with_bpftrace() {
 	local name=$1 pid
@@ -96,6 +113,10 @@ for flows in 1 4; do
 		NETSTAGE_BENCH_EMPTY_BPF=1 run "F$flows.empty" $args --trace=hist
 		[ $have_bpftrace = 1 ] && [ $flows = 1 ] && [ $WL = tcp_rr ] &&
 			with_bpftrace "F$flows.bpftrace" $args
+		if [ $flows = 1 ]; then
+			split "F1.split_untraced"
+			split "F1.split_client_traced" --trace
+		fi
 	done
 done
 
@@ -127,6 +148,10 @@ for f in ("F1", "F4"):
         if base and m:
             print(f"  {f} {mode:9} ratio {m / base:5.3f}  "
                   f"added {1e9 / m - 1e9 / base:7.0f} ns per transaction")
+base, m = med.get("F1.split_untraced"), med.get("F1.split_client_traced")
+if base and m:
+    print(f"  F1 client only traced (own server) ratio {m / base:5.3f}  "
+          f"added {1e9 / m - 1e9 / base:7.0f} ns per transaction")
 setup = [float(l) for l in open(f"{out}/setup_ms") if l.strip()]
 if setup:
     print(f"== BPF open+load+attach: median {statistics.median(setup):.1f} ms "
