@@ -22,7 +22,7 @@ CFLAGS += $(LUA_CFLAGS) -I$(BUILD)/lua
 LDLIBS += -lbpf -lelf -lz -lpthread -lm $(LUA_LIBS)
 # -mcpu=v3: atomic fetch-and-add (udp_ready's tail), kernels >= 5.12.
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) \
-	      -Ibpf -Wall
+	      -Ibpf -Wall -Werror
 
 ifeq ($(SANITIZE),1)
 BUILD := $(BUILD)-san

@@ -23,6 +23,7 @@
 #include <bpf/bpf_tracing.h>
 
 #include "hist_layout.h"
+#include "msgnum.h"
 #include "stages.h"
 
 char LICENSE[] SEC("license") = "GPL";
@@ -82,30 +83,21 @@ static __always_inline __u32 fold(const __u32 *a)
 }
 
 /*
- * When the packets carrying a connection's message starts arrived: the
- * sequence number of the next start expected, and a ring of (start,
- * time) by message number. Armed when the connection is established
- * (or, failing that, at its first payload TCP takes): the arrival of a
- * message needs to know where messages start before it comes in. One
- * entry per connection for good: after that, lookups only.
+ * Per connection, when the packets carrying its message starts arrived
+ * (msgnum.h). Armed when the connection is established (or, failing
+ * that, at its first payload TCP takes): the arrival of a message needs
+ * to know where messages start before it comes in. One entry per
+ * connection for good: after that, lookups only.
  */
-struct arrival {
-	__u32 next;		/* sequence number of the next message start */
-	__u32 idx;		/* its message number */
-	__u32 armed;
-	__u32 tag[NS_SLOTS];	/* start sequence number of each slot */
-	__u64 time[NS_SLOTS];
-};
-
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 8192);
 	__type(key, struct conn);
-	__type(value, struct arrival);
+	__type(value, struct ns_arrivals);
 } arrivals SEC(".maps");
 
-/* A blank arrival to insert: too big for the BPF stack. */
-static const struct arrival no_arrival;
+/* A blank entry to insert: too big for the BPF stack. */
+static const struct ns_arrivals no_arrivals;
 
 /*
  * UDP: when each datagram of the data port arrived, by skb, in a
@@ -167,24 +159,16 @@ static __always_inline struct ns_sk *lookup(const struct sock *sk)
 	return bpf_sk_storage_get(&socks, (struct sock *)sk, 0, 0);
 }
 
-#define SLOT_MASK (NS_SLOTS - 1)
-
 /* Message m's stamps, by enum ns_kboundary. */
 static __always_inline __u64 *slot(struct ns_sk *st, __u32 m)
 {
-	return st->slot[m & SLOT_MASK];
+	return st->slot[NS_SLOT(m)];
 }
 
 static __always_inline void stamp_once(__u64 *sl, int k, __u64 now)
 {
 	if (!sl[k])
 		sl[k] = now;
-}
-
-/* a - b, for sequence numbers (and message numbers) that wrap. */
-static __always_inline __s32 diff(__u32 a, __u32 b)
-{
-	return (__s32)(a - b);
 }
 
 struct kstage {
@@ -380,36 +364,11 @@ static __always_inline int ours(const struct sk_buff *skb, struct pkt *p)
 							 : NOT_OURS;
 }
 
-/* The arrival of the message starts a packet [seq, seq + len) carries. */
-static __always_inline void arrived(struct arrival *a, __u32 seq, __u32 len,
-				    __u64 now)
-{
-	__u32 size = rx_size[NS_IS_SERVER(side)], next = a->next, skip, i;
-
-	if (!size)
-		return;
-	/* Starts that went by in packets not seen here: step over them. */
-	if (diff(next, seq) < 0) {
-		skip = (seq - next + size - 1) / size;
-		next += skip * size;
-		a->idx += skip;
-	}
-	for (i = 0; i < NS_SLOTS; i++) {
-		if (next - seq >= len)
-			break;
-		a->tag[a->idx & SLOT_MASK] = next;
-		a->time[a->idx & SLOT_MASK] = now;
-		next += size;
-		a->idx++;
-	}
-	a->next = next;
-}
-
 SEC("tp_btf/netif_receive_skb")
 int BPF_PROG(netif_receive_skb, struct sk_buff *skb)
 {
 	struct udp_arrival *u;
-	struct arrival *a;
+	struct ns_arrivals *a;
 	struct pkt p = {};
 	__u64 key = (__u64)skb;
 
@@ -428,7 +387,8 @@ int BPF_PROG(netif_receive_skb, struct sk_buff *skb)
 	}
 	a = bpf_map_lookup_elem(&arrivals, &p.c);
 	if (a && a->armed)
-		arrived(a, p.seq, p.len, bpf_ktime_get_ns());
+		ns_arrived(a, rx_size[NS_IS_SERVER(side)], p.seq, p.len,
+			   bpf_ktime_get_ns());
 	return 0;
 }
 
@@ -455,31 +415,15 @@ static __always_inline void sock_conn(const struct sock *sk, int v4,
 	c->laddr = fold(l);
 }
 
-/* A connection's arrival entry, made blank if it has none. */
-static __always_inline struct arrival *arrival_get(const struct conn *c)
+/* A connection's arrivals entry, made blank if it has none. */
+static __always_inline struct ns_arrivals *arrivals_get(const struct conn *c)
 {
-	struct arrival *a = bpf_map_lookup_elem(&arrivals, c);
+	struct ns_arrivals *a = bpf_map_lookup_elem(&arrivals, c);
 
 	if (a)
 		return a;
-	bpf_map_update_elem(&arrivals, c, &no_arrival, BPF_NOEXIST);
+	bpf_map_update_elem(&arrivals, c, &no_arrivals, BPF_NOEXIST);
 	return bpf_map_lookup_elem(&arrivals, c);
-}
-
-static __always_inline void arm(struct arrival *a, __u32 next, __u32 idx)
-{
-	a->next = next;
-	a->idx = idx;
-	a->armed = 1;
-}
-
-/* When message m, whose first byte has sequence number sb, arrived. */
-static __always_inline __u64 arrival_of(const struct arrival *a, __u32 m,
-					__u32 sb)
-{
-	if (!a || a->tag[m & SLOT_MASK] != sb)
-		return 0;
-	return a->time[m & SLOT_MASK];
 }
 
 /*
@@ -492,10 +436,10 @@ static __always_inline __u64 arrival_of(const struct arrival *a, __u32 m,
 static __always_inline int tcp_rx(struct sock *sk, const struct sk_buff *skb)
 {
 	struct ns_sk *st = lookup(sk);
+	struct ns_arrivals *a;
 	struct tcp_sock *tp;
-	__u32 size, seq, len, i;
-	__u64 off, m, start, now, *sl;
-	struct arrival *a;
+	__u32 size, seq, len, i, n;
+	__u64 off, m, now, *sl;
 	struct conn c = {};
 	__u8 th[16];
 
@@ -513,29 +457,26 @@ static __always_inline int tcp_rx(struct sock *sk, const struct sk_buff *skb)
 	if (!size)
 		return 0;
 	seq = be32(th + 4);
-	off = tp->bytes_received + diff(seq, tp->rcv_nxt);
-	m = (off + size - 1) / size;
+	off = tp->bytes_received + ns_diff(seq, tp->rcv_nxt);
+	n = ns_starts(off, len, size, &m);
 	sock_conn(sk, bpf_ntohs(skb->protocol) == ETH_P_IP, &c);
 	a = bpf_map_lookup_elem(&arrivals, &c);
 	now = bpf_ktime_get_ns();
-	for (i = 0; i < NS_SLOTS; i++, m++) {
-		start = m * size;
-		if (start >= off + len)
-			break;
+	for (i = 0; i < NS_SLOTS && i < n; i++, m++) {
 		/* Retransmitted: stamped before, maybe read and gone. */
-		if (diff(m, st->rx_seen) < 0)
+		if (ns_diff(m, st->rx_seen) < 0)
 			continue;
 		sl = slot(st, m);
 		sl[NS_K_TCP_RX] = now;
-		sl[NS_K_NETIF_RX] = arrival_of(a, m, seq + (__u32)(start - off));
+		sl[NS_K_NETIF_RX] = a ? ns_arrival_of(a, m, seq + (__u32)(m * size - off)) : 0;
 		st->rx_seen = m + 1;
 	}
 	if (a && a->armed)
 		return 0;
 	/* Not armed at the handshake: from the next message on. */
-	a = arrival_get(&c);
+	a = arrivals_get(&c);
 	if (a)
-		arm(a, seq + (__u32)(m * size - off), m);
+		ns_arm(a, seq + (__u32)(m * size - off), m);
 	return 0;
 }
 
@@ -663,7 +604,7 @@ int BPF_PROG(sk_data_ready, const struct sock *sk)
 		return udp_ready(sk, st);
 	now = bpf_ktime_get_ns();
 	m = st->rx_msgs;
-	for (i = 0; i < NS_SLOTS && diff(m, st->rx_seen) < 0; i++, m++) {
+	for (i = 0; i < NS_SLOTS && ns_diff(m, st->rx_seen) < 0; i++, m++) {
 		sl = slot(st, m);
 		if (sl[NS_K_TCP_RX] && !sl[NS_K_DATA_READY])
 			sl[NS_K_DATA_READY] = now;
@@ -740,7 +681,7 @@ int BPF_PROG(tcp_sendmsg_locked, const struct sock *sk, const struct msghdr *msg
 	if (sl[NS_K_TCP_SEND])
 		return 0;
 	sl[NS_K_TCP_SEND] = bpf_ktime_get_ns();
-	st->tx_seq[m & SLOT_MASK] = tp->write_seq;
+	st->tx_seq[NS_SLOT(m)] = tp->write_seq;
 	st->tx_begun = m + 1;
 	return 0;
 }
@@ -752,13 +693,12 @@ int BPF_PROG(tcp_sendmsg_locked, const struct sock *sk, const struct msghdr *msg
 static __always_inline void tcp_xmit(const struct sk_buff *skb,
 				     struct ns_sk *st, __u64 now)
 {
-	__u64 head = (__u64)skb->head, data = (__u64)skb->data;
-	__u32 m = st->tx_xmit, thoff = skb->transport_header, seq, start, i;
-	__u64 *sl;
+	__u64 head = (__u64)skb->head, data = (__u64)skb->data, *sl;
+	__u32 thoff = skb->transport_header, first, end, m, i;
 	__s64 len;
 	__u8 th[16];
 
-	if (m == st->tx_begun)
+	if (st->tx_xmit == st->tx_begun)
 		return;
 	if (bpf_probe_read_kernel(th, sizeof(th), (void *)(head + thoff)))
 		return;
@@ -767,21 +707,18 @@ static __always_inline void tcp_xmit(const struct sk_buff *skb,
 	/* An ACK's hand-off: no message's. */
 	if (len <= 0)
 		return;
-	seq = be32(th + 4);
-	for (i = 0; i < NS_SLOTS && m != st->tx_begun; i++, m++) {
-		start = st->tx_seq[m & SLOT_MASK];
-		if (diff(start, seq) >= 0 && start - seq >= len)
-			break;
-		/*
-		 * Else its first byte is here, or went by unseen. A slot
-		 * already handed over (a hand-off after the send returned)
-		 * stays clean for the message that takes it next.
-		 */
+	end = ns_xmit(st->tx_seq, st->tx_xmit, st->tx_begun, be32(th + 4), len,
+		      &first);
+	/*
+	 * A slot already handed over (a hand-off after the send returned)
+	 * stays clean for the message that takes it next.
+	 */
+	for (i = 0, m = first; i < NS_SLOTS && m != end; i++, m++) {
 		sl = slot(st, m);
-		if (diff(start, seq) >= 0 && sl[NS_K_TCP_SEND])
+		if (sl[NS_K_TCP_SEND])
 			stamp_once(sl, NS_K_DEV_XMIT, now);
 	}
-	st->tx_xmit = m;
+	st->tx_xmit = end;
 }
 
 /*
@@ -861,7 +798,7 @@ int BPF_PROG(inet_sock_set_state, const struct sock *sk, const int oldstate,
 	int server = NS_IS_SERVER(side);
 	struct tcp_sock *tp;
 	struct conn c = {};
-	struct arrival *a;
+	struct ns_arrivals *a;
 	struct ns_sk *st;
 
 	if (empty)
@@ -880,9 +817,9 @@ int BPF_PROG(inet_sock_set_state, const struct sock *sk, const int oldstate,
 		return 0;
 	tp = bpf_skc_to_tcp_sock((void *)sk);
 	sock_conn(sk, sock_v4(sk), &c);
-	a = tp ? arrival_get(&c) : NULL;
+	a = tp ? arrivals_get(&c) : NULL;
 	if (a)
-		arm(a, tp->rcv_nxt, 0);
+		ns_arm(a, tp->rcv_nxt, 0);
 	if (!NS_IS_CRR(side))
 		return 0;
 	st = lookup(sk);
