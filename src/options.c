@@ -534,10 +534,9 @@ int options_validate(struct options *o, char *err, size_t len)
 		return fail(err, len, NULL,
 			    "option --arrival: '%s' is neither poisson nor uniform",
 			    o->arrival);
-	if (o->rate > 0 && (o->burst > 1 || o->io_mode == IO_BLOCKING ||
-			    o->trace))
+	if (o->rate > 0 && (o->burst > 1 || o->io_mode == IO_BLOCKING))
 		return fail(err, len, NULL,
-			    "option --rate: not with --burst, --io-mode blocking or --trace");
+			    "option --rate: not with --burst or --io-mode blocking");
 	if (o->burst > 1 && o->io_mode == IO_BLOCKING)
 		return fail(err, len, NULL,
 			    "option --burst: not with --io-mode blocking");
@@ -545,9 +544,9 @@ int options_validate(struct options *o, char *err, size_t len)
 		return fail(err, len, NULL,
 			    "option --burst: --trace times at most %d requests in flight per flow",
 			    NS_MAX_BURST);
-	if (o->burst > 1 && o->timestamping)
+	if ((o->burst > 1 || o->rate > 0) && o->timestamping)
 		return fail(err, len, NULL,
-			    "option --timestamping: one request in flight (not with --burst)");
+			    "option --timestamping: one request in flight (not with --burst or --rate)");
 	if (o->timestamping && o->trace != 1)
 		return fail(err, len, NULL,
 			    "option --timestamping: needs --trace (records)");

@@ -185,7 +185,7 @@ int side_finish(struct side *s)
 		log_err("--rate: the client could not keep up: %llu of the "
 			"scheduled requests were never sent (%d in flight per "
 			"flow at most)", (unsigned long long)s->res.behind,
-			4096);
+			rr_open_inflight(&s->rs));
 	report_print(&results, s->o, stdout);
 	fflush(stdout);
 	if (s->rs.tracer)

@@ -17,6 +17,7 @@
 #include "../tstamp.h"
 #include "../worker.h"
 #include "seq.h"
+#include "stages.h"
 
 enum { RR_SENDING = 1, RR_RECEIVING };
 
@@ -236,8 +237,14 @@ static void on_readable(struct worker *w, struct flow *f)
 	}
 }
 
-/* --rate: requests one flow may have queued or in flight at most. */
+/* --rate: the size of the per-flow rings of intended and send times. */
 #define OPEN_INFLIGHT 4096
+
+int rr_open_inflight(const struct run_shared *rs)
+{
+	/* Traced, every request in flight needs a BPF slot of its own. */
+	return rs->tracer ? NS_MAX_BURST : OPEN_INFLIGHT;
+}
 
 static int open_loop(const struct worker *w)
 {
@@ -307,8 +314,10 @@ static void burst_read(struct worker *w, struct flow *f)
 				/* From the intended send: stalls are not hidden. */
 				hist_add(f->lat, now -
 					 f->intended_at[f->seq_recv % n]);
-				hist_add(f->lat_unc,
-					 now - f->sent_at[f->seq_recv % n]);
+				f->t_send = f->sent_at[f->seq_recv % n];
+				hist_add(f->lat_unc, now - f->t_send);
+				if (w->tw)
+					traced(w, f, now);
 				continue_open(w, f);
 			} else {
 				f->t_send = f->sent_at[f->seq_recv % n];
@@ -385,7 +394,8 @@ uint64_t rr_tick(struct worker *w, uint64_t now)
 			continue;
 		while (f->next_intended <= now) {
 			queued = f->seq_out + f->to_send - (f->soff ? 1 : 0);
-			if (queued - f->seq_recv >= OPEN_INFLIGHT) {
+			if (queued - f->seq_recv >=
+			    (uint64_t)rr_open_inflight(w->rs)) {
 				f->behind++;	/* the client cannot keep up */
 			} else {
 				f->intended_at[(queued + 1) % OPEN_INFLIGHT] =

@@ -167,6 +167,25 @@ t_trace_burst_matches_each_request() {
 		tcp_rr --burst 2 --trace --timestamping
 }
 
+# --rate: open loop, traced. Each record runs from its request's actual
+# send, so the records average to the uncorrected latency; tracing caps
+# the requests in flight at what BPF keeps slots for, and says so.
+t_trace_open_loop_times_each_request() {
+	need_root
+	ns tcp_rr --local -l 2 -q --rate 2000 -F 2 --trace \
+		--trace-records=tr.csv > out 2> err
+	expect_eq "$(key out client.rate_behind)" 0 "requests skipped"
+	check_trace_counts out client
+	check_trace_counts out server
+	$CHECK_TRACE tr.csv tr.server.csv --results out
+	ns tcp_rr --local -l 1 -q --rate 2000000 --trace > out 2> err
+	expect_gt "$(key out client.rate_behind)" 0 "requests skipped"
+	grep -q 'could not keep up.*(31 in flight per flow at most)' err
+	check_trace_counts out client
+	expect_usage_error "--timestamping: one request in flight" \
+		tcp_rr --rate 10 --trace --timestamping
+}
+
 t_trace_burst_across_a_veth_pair() {
 	need_root
 	trace_over_veth --burst 8 -F 2 -R 20000
