@@ -44,55 +44,79 @@ NS_INLINE unsigned int ns_starts(unsigned long long off, unsigned int len,
 }
 
 /*
- * When the packets carrying a connection's message starts arrived, seen
- * before TCP matches them to a socket: the sequence number of the next
- * start expected, and (start, time) by message number.
+ * Where the next message of a stream starts, for events that see
+ * packets but not the socket's own counts: the sequence number of the
+ * next start expected and its message number.
+ */
+struct ns_track {
+	unsigned int next;
+	unsigned int idx;
+	unsigned int armed;
+};
+
+/* From here, message idx starts at sequence number next. */
+NS_INLINE void ns_arm(struct ns_track *t, unsigned int next,
+		      unsigned int idx)
+{
+	t->next = next;
+	t->idx = idx;
+	t->armed = 1;
+}
+
+/*
+ * A packet [seq, seq + len) went by: the message starts it carries,
+ * *first and the count, and the track moves past them. Starts that went
+ * by in packets not seen (a hole, a packet reordered ahead) are stepped
+ * over: those messages are not counted. Bytes sent again before the
+ * next start carry none.
+ */
+NS_INLINE unsigned int ns_track(struct ns_track *t, unsigned int size,
+				unsigned int seq, unsigned int len,
+				unsigned int *first)
+{
+	unsigned int next = t->next, skip, n = 0;
+
+	if (!size || !t->armed)
+		return 0;
+	if (ns_diff(next, seq) < 0) {
+		skip = (seq - next + size - 1) / size;
+		next += skip * size;
+		t->idx += skip;
+	}
+	*first = t->idx;
+	while (n < NS_SLOTS && next - seq < len) {
+		next += size;
+		n++;
+	}
+	t->next = next;
+	t->idx += n;
+	return n;
+}
+
+/*
+ * Per connection, seen before TCP matches packets to a socket: the
+ * receive track and when the packet carrying each message start arrived,
+ * tagged by the start's sequence number; the transmit track serves a
+ * kernel without the tcp_sendmsg_locked tracepoint.
  */
 struct ns_arrivals {
-	unsigned int next;	/* sequence number of the next message start */
-	unsigned int idx;	/* its message number */
-	unsigned int armed;
+	struct ns_track rx, tx;
 	unsigned int tag[NS_SLOTS];	/* start sequence number by slot */
 	unsigned long long time[NS_SLOTS];
 };
 
-/* From here, message idx starts at sequence number next. */
-NS_INLINE void ns_arm(struct ns_arrivals *a, unsigned int next,
-		      unsigned int idx)
-{
-	a->next = next;
-	a->idx = idx;
-	a->armed = 1;
-}
-
-/*
- * A packet [seq, seq + len) arrived at `now`: note the message starts it
- * carries. Starts that went by in packets not seen (a hole, a packet
- * reordered ahead) are stepped over: those messages get no arrival.
- * Retransmitted bytes before the next start change nothing.
- */
+/* A packet [seq, seq + len) arrived at `now`: note its message starts. */
 NS_INLINE void ns_arrived(struct ns_arrivals *a, unsigned int size,
 			  unsigned int seq, unsigned int len,
 			  unsigned long long now)
 {
-	unsigned int next = a->next, skip, i;
+	unsigned int first = 0, n = ns_track(&a->rx, size, seq, len, &first);
+	unsigned int start = a->rx.next - n * size, i;
 
-	if (!size || !a->armed)
-		return;
-	if (ns_diff(next, seq) < 0) {
-		skip = (seq - next + size - 1) / size;
-		next += skip * size;
-		a->idx += skip;
+	for (i = 0; i < NS_SLOTS && i < n; i++) {
+		a->tag[NS_SLOT(first + i)] = start + i * size;
+		a->time[NS_SLOT(first + i)] = now;
 	}
-	for (i = 0; i < NS_SLOTS; i++) {
-		if (next - seq >= len)
-			break;
-		a->tag[NS_SLOT(a->idx)] = next;
-		a->time[NS_SLOT(a->idx)] = now;
-		next += size;
-		a->idx++;
-	}
-	a->next = next;
 }
 
 /* When message m, whose first byte is sequence number sb, arrived; 0: unseen. */

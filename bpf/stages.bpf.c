@@ -40,6 +40,8 @@ const volatile __u32 tx_size[2];	/* [side]: bytes of an outbound one */
 const volatile __u16 data_port;		/* packets to or from it are ours */
 const volatile __u8 side;		/* enum ns_side of this process */
 const volatile __u8 hist_mode;		/* --trace=hist: no records */
+/* The kernel has no tcp_sendmsg_locked tracepoint: no TCP_SEND. */
+const volatile __u8 no_tcp_send;
 /*
  * bench/overhead.sh only: every program returns at once, to measure what
  * entering them costs. Frozen with the rest: the verifier prunes it.
@@ -232,6 +234,9 @@ __noinline int account(struct ns_sk *st, __u32 m)
 	sl = slot(st, m);
 	if (!sl[NS_K_DATA_READY] || sl[NS_K_DATA_READY] > sl[NS_K_RECV_RET])
 		sl[NS_K_DATA_READY] = sl[NS_K_RECV_RET];
+	/* Without its hook, TCP_SEND collapses onto the hand-off. */
+	if (no_tcp_send)
+		sl[NS_K_TCP_SEND] = sl[NS_K_DEV_XMIT];
 	for (i = 0; i < sizeof(kstages) / sizeof(kstages[0]); i++)
 		if (kstages[i].side == st->side)
 			kspan(sl, i, &bad);
@@ -386,7 +391,7 @@ int BPF_PROG(netif_receive_skb, struct sk_buff *skb)
 		return 0;
 	}
 	a = bpf_map_lookup_elem(&arrivals, &p.c);
-	if (a && a->armed)
+	if (a)
 		ns_arrived(a, rx_size[NS_IS_SERVER(side)], p.seq, p.len,
 			   bpf_ktime_get_ns());
 	return 0;
@@ -413,6 +418,17 @@ static __always_inline void sock_conn(const struct sock *sk, int v4,
 	}
 	c->raddr = fold(r);
 	c->laddr = fold(l);
+}
+
+#define AF_INET 2
+
+/* Is a socket's peer IPv4 (an IPv6 socket's too, if v4-mapped)? */
+static __always_inline int sock_v4(const struct sock *sk)
+{
+	const __u32 *d = sk->__sk_common.skc_v6_daddr.in6_u.u6_addr32;
+
+	return sk->__sk_common.skc_family == AF_INET ||
+	       (!d[0] && !d[1] && d[2] == bpf_htonl(0xffff));
 }
 
 /* A connection's arrivals entry, made blank if it has none. */
@@ -471,12 +487,12 @@ static __always_inline int tcp_rx(struct sock *sk, const struct sk_buff *skb)
 		sl[NS_K_NETIF_RX] = a ? ns_arrival_of(a, m, seq + (__u32)(m * size - off)) : 0;
 		st->rx_seen = m + 1;
 	}
-	if (a && a->armed)
+	if (a && a->rx.armed)
 		return 0;
 	/* Not armed at the handshake: from the next message on. */
 	a = arrivals_get(&c);
 	if (a)
-		ns_arm(a, seq + (__u32)(m * size - off), m);
+		ns_arm(&a->rx, seq + (__u32)(m * size - off), m);
 	return 0;
 }
 
@@ -613,6 +629,29 @@ int BPF_PROG(sk_data_ready, const struct sock *sk)
 }
 
 /*
+ * Without tcp_sendmsg_locked, a connection established before tracing
+ * began has no transmit track: it starts after a message is sent whole,
+ * the next one beginning at write_seq.
+ */
+static __always_inline void tx_track_late(struct sock *sk, struct ns_sk *st,
+					  __u32 next_msg)
+{
+	struct tcp_sock *tp = bpf_skc_to_tcp_sock(sk);
+	struct ns_arrivals *a;
+	struct conn c = {};
+
+	if (!tp)
+		return;
+	sock_conn(sk, sock_v4(sk), &c);
+	a = bpf_map_lookup_elem(&arrivals, &c);
+	if (a && a->tx.armed)
+		return;
+	a = arrivals_get(&c);
+	if (a)
+		ns_arm(&a->tx, tp->write_seq, next_msg);
+}
+
+/*
  * A recv (rx) or send of ret bytes on the socket. The call that brings
  * the message to its size stamps RECV_RET or SEND_RET, and ends the
  * transaction of the side whose last call it is: a client's with the
@@ -640,6 +679,8 @@ static __always_inline int message_part(struct sock *sk, int ret, int rx)
 	else
 		st->tx_msgs++;
 	slot(st, m)[rx ? NS_K_RECV_RET : NS_K_SEND_RET] = bpf_ktime_get_ns();
+	if (!rx && no_tcp_send && !NS_IS_UDP(st->side))
+		tx_track_late(sk, st, m + 1);
 	if (side == (rx ? NS_CLIENT : NS_SERVER))
 		emit(st, m);
 	return 0;
@@ -686,39 +727,64 @@ int BPF_PROG(tcp_sendmsg_locked, const struct sock *sk, const struct msghdr *msg
 	return 0;
 }
 
-/*
- * TCP: the hand-off of the packet that carries a message's first byte.
- * Messages go out in order; tx_xmit is the first still waiting.
- */
-static __always_inline void tcp_xmit(const struct sk_buff *skb,
-				     struct ns_sk *st, __u64 now)
+/* The TCP payload bytes of a packet handed to a device (0: an ACK). */
+static __always_inline __u32 xmit_payload(const struct sk_buff *skb,
+					  __u32 *seq)
 {
-	__u64 head = (__u64)skb->head, data = (__u64)skb->data, *sl;
-	__u32 thoff = skb->transport_header, first, end, m, i;
+	__u64 head = (__u64)skb->head, data = (__u64)skb->data;
+	__u32 thoff = skb->transport_header;
 	__s64 len;
 	__u8 th[16];
 
-	if (st->tx_xmit == st->tx_begun)
-		return;
 	if (bpf_probe_read_kernel(th, sizeof(th), (void *)(head + thoff)))
-		return;
+		return 0;
 	len = (__s64)skb->len - (__s64)(head + thoff - data) -
 	      (th[12] >> 4) * 4;
-	/* An ACK's hand-off: no message's. */
-	if (len <= 0)
+	*seq = be32(th + 4);
+	return len > 0 ? len : 0;
+}
+
+/* Has message m's record gone? Its slot may hold a later message's. */
+static __always_inline int handed_over(const struct ns_sk *st, __u32 m)
+{
+	return ns_diff(m, NS_IS_SERVER(st->side) ? st->tx_msgs
+						 : st->rx_msgs) < 0;
+}
+
+/*
+ * TCP: the hand-off of the packet that carries a message's first byte.
+ * Messages go out in order. With tcp_sendmsg_locked, tx_xmit is the
+ * first of those that entered TCP still waiting; without it, the
+ * connection's transmit track (armed at the handshake) numbers them.
+ */
+static __always_inline void tcp_xmit(const struct sk_buff *skb,
+				     const struct sock *sk, struct ns_sk *st,
+				     __u64 now)
+{
+	__u32 seq = 0, len, first = 0, n, i;
+	struct ns_arrivals *a;
+	struct conn c = {};
+
+	if (!no_tcp_send && st->tx_xmit == st->tx_begun)
 		return;
-	end = ns_xmit(st->tx_seq, st->tx_xmit, st->tx_begun, be32(th + 4), len,
-		      &first);
-	/*
-	 * A slot already handed over (a hand-off after the send returned)
-	 * stays clean for the message that takes it next.
-	 */
-	for (i = 0, m = first; i < NS_SLOTS && m != end; i++, m++) {
-		sl = slot(st, m);
-		if (sl[NS_K_TCP_SEND])
-			stamp_once(sl, NS_K_DEV_XMIT, now);
+	len = xmit_payload(skb, &seq);
+	if (!len)
+		return;
+	if (no_tcp_send) {
+		sock_conn(sk, bpf_ntohs(skb->protocol) == ETH_P_IP, &c);
+		a = bpf_map_lookup_elem(&arrivals, &c);
+		n = a ? ns_track(&a->tx, tx_size[st->side & 1], seq, len,
+				 &first) : 0;
+	} else {
+		n = ns_xmit(st->tx_seq, st->tx_xmit, st->tx_begun, seq, len,
+			    &first);
+		st->tx_xmit = n;
+		n -= first;
 	}
-	st->tx_xmit = end;
+	/* A hand-off after the record went leaves the slot clean. */
+	for (i = 0; i < NS_SLOTS && i < n; i++)
+		if (!handed_over(st, first + i))
+			stamp_once(slot(st, first + i), NS_K_DEV_XMIT, now);
 }
 
 /*
@@ -750,7 +816,7 @@ static __always_inline int dev_xmit(const struct sk_buff *skb)
 	if (NS_IS_UDP(st->side))
 		udp_xmit(st, bpf_ktime_get_ns());
 	else
-		tcp_xmit(skb, st, bpf_ktime_get_ns());
+		tcp_xmit(skb, sk, st, bpf_ktime_get_ns());
 	return 0;
 }
 
@@ -769,17 +835,6 @@ int BPF_PROG(dev_hard_start_xmit, struct sk_buff *first)
 	if (empty)
 		return 0;
 	return dev_xmit(first);
-}
-
-#define AF_INET 2
-
-/* Is a socket's peer IPv4 (an IPv6 socket's too, if v4-mapped)? */
-static __always_inline int sock_v4(const struct sock *sk)
-{
-	const __u32 *d = sk->__sk_common.skc_v6_daddr.in6_u.u6_addr32;
-
-	return sk->__sk_common.skc_family == AF_INET ||
-	       (!d[0] && !d[1] && d[2] == bpf_htonl(0xffff));
 }
 
 /*
@@ -818,8 +873,10 @@ int BPF_PROG(inet_sock_set_state, const struct sock *sk, const int oldstate,
 	tp = bpf_skc_to_tcp_sock((void *)sk);
 	sock_conn(sk, sock_v4(sk), &c);
 	a = tp ? arrivals_get(&c) : NULL;
-	if (a)
-		ns_arm(a, tp->rcv_nxt, 0);
+	if (a) {
+		ns_arm(&a->rx, tp->rcv_nxt, 0);
+		ns_arm(&a->tx, tp->write_seq, 0);
+	}
 	if (!NS_IS_CRR(side))
 		return 0;
 	st = lookup(sk);

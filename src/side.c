@@ -113,6 +113,8 @@ void side_open_tracer(struct side *s, int data_port)
 	s->rs.trace_hist = o->trace == 2;
 	s->rs.ts_offset = tstamp_offset();
 	log_info("tracing with %s", tracer_hooks(s->rs.tracer));
+	if (tracer_note(s->rs.tracer))
+		log_err("--trace: %s", tracer_note(s->rs.tracer));
 	/* A UDP server's sockets exist before the tracer: it needs their port. */
 	for (int i = 0; i < s->nflows; i++)
 		trace_flow(s, s->flows[i]);

@@ -30,6 +30,7 @@ int trace_worker_init(struct trace_worker *tw, struct tracer *t, int id,
 	memset(tw, 0, sizeof(*tw));
 	tw->side = side;
 	tw->id = id;
+	tw->no_tcp_send = !tracer_has_tcp_send(t);
 	tw->max_recs = max_recs;
 	for (i = 0; i < NS_MAX_STAGES; i++)
 		hist_reset(&tw->stage[i]);
@@ -87,6 +88,7 @@ void trace_worker_take(struct trace_worker *tw, struct flow *f,
 		       const struct ustamps *u)
 {
 	enum merge_result r;
+	struct ustamps us;
 	struct merged m;
 	int i;
 
@@ -102,7 +104,9 @@ void trace_worker_take(struct trace_worker *tw, struct flow *f,
 	 * unrecorded (counted then): follow the kernel's numbering.
 	 */
 	f->tr_seq = tw->rec.seq + 1;
-	r = merge_transaction(tw->side, &tw->rec, u, &m);
+	us = *u;
+	us.no_tcp_send = tw->no_tcp_send;
+	r = merge_transaction(tw->side, &tw->rec, &us, &m);
 	trace_worker_account(tw, r, &m, f->id, tw->rec.seq);
 	if (r != MERGE_OK)
 		return;

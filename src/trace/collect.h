@@ -30,6 +30,7 @@ struct trace_worker {
 	struct ring_buffer *rb;
 	enum ns_side side;
 	int id;
+	int no_tcp_send;	/* the kernel does not stamp TCP_SEND */
 	struct ns_krecord rec;	/* the record read last */
 	int have;
 	uint64_t complete;

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "../common.h"
@@ -20,23 +21,36 @@
 struct hook {
 	const char *name;
 	const char *fentry;	/* program name, or NULL */
-	const char *tp_btf;
+	const char *tp_btf;	/* program, named as its tracepoint */
 	int only_tcp;		/* or 0: TCP and UDP */
+	/*
+	 * The kernel may lack it and still have the rest: what it stamps
+	 * is left out, and the note says how the stages change.
+	 */
+	const char *without;
 };
 
 #define ONLY_TCP 1
 
-static const struct hook hooks[] = {
-	{ "netif_receive_skb", NULL, "netif_receive_skb", 0 },
-	{ "tcp_rcv_established", "tcp_rcv_established", "tcp_probe",
-	  ONLY_TCP },
-	{ "sk_data_ready", NULL, "sk_data_ready", 0 },
-	{ "sock_recv_length", NULL, "sock_recv_length", 0 },
-	{ "tcp_sendmsg_locked", NULL, "tcp_sendmsg_locked", ONLY_TCP },
-	{ "dev_hard_start_xmit", "dev_hard_start_xmit", "net_dev_start_xmit",
-	  0 },
-	{ "sock_send_length", NULL, "sock_send_length", 0 },
-	{ "inet_sock_set_state", NULL, "inet_sock_set_state", ONLY_TCP },
+enum { H_NETIF, H_TCP_RX, H_DATA_READY, H_RECV, H_TCP_SEND, H_XMIT, H_SEND,
+       H_STATE, H_COUNT };
+
+static const struct hook hooks[H_COUNT] = {
+	[H_NETIF] = { "netif_receive_skb", NULL, "netif_receive_skb", 0 },
+	[H_TCP_RX] = { "tcp_rcv_established", "tcp_rcv_established",
+		       "tcp_probe", ONLY_TCP },
+	[H_DATA_READY] = { "sk_data_ready", NULL, "sk_data_ready", 0 },
+	[H_RECV] = { "sock_recv_length", NULL, "sock_recv_length", 0 },
+	[H_TCP_SEND] = { "tcp_sendmsg_locked", NULL, "tcp_sendmsg_locked",
+			 ONLY_TCP,
+			 "the kernel has no tcp_sendmsg_locked tracepoint "
+			 "(Linux 6.15 added it): TCP_SEND is not stamped, "
+			 "send_call runs to DEV_XMIT and tcp_tx is 0" },
+	[H_XMIT] = { "dev_hard_start_xmit", "dev_hard_start_xmit",
+		     "net_dev_start_xmit", 0 },
+	[H_SEND] = { "sock_send_length", NULL, "sock_send_length", 0 },
+	[H_STATE] = { "inet_sock_set_state", NULL, "inet_sock_set_state",
+		      ONLY_TCP },
 };
 
 /* Does this side's transport use hook h? */
@@ -51,6 +65,8 @@ struct tracer {
 	int ring_fd[NS_MAX_RINGS];
 	int nworkers;
 	enum ns_side side;
+	int missing[H_COUNT];	/* the kernel lacks its tracepoint */
+	const char *note;
 	char hooks[512];
 	uint64_t setup_ns;
 };
@@ -73,7 +89,59 @@ static int libbpf_log(enum libbpf_print_level level, const char *fmt,
 	return 0;
 }
 
-static struct stages_bpf *open_with(const struct tracer_cfg *cfg,
+/*
+ * Does the kernel have this tracepoint (the BTF type tp_btf attaches
+ * by)? NETSTAGE_TRACE_PRETEND_MISSING=a,b takes tracepoints a and b as
+ * missing: how the tests run what an older kernel would.
+ */
+static int kernel_has(const struct btf *vmlinux, const char *tp)
+{
+	const char *p = getenv("NETSTAGE_TRACE_PRETEND_MISSING");
+	size_t n = strlen(tp);
+	char type[128];
+
+	while (p && *p) {
+		if (!strncmp(p, tp, n) && (p[n] == ',' || !p[n]))
+			return 0;
+		p = strchr(p, ',');
+		if (p)
+			p++;
+	}
+	snprintf(type, sizeof(type), "btf_trace_%s", tp);
+	return btf__find_by_name_kind(vmlinux, type, BTF_KIND_TYPEDEF) > 0;
+}
+
+/*
+ * Which used hooks' tracepoints the kernel lacks. A hook that can be
+ * done without is left out with a note; any other ends tracing: 0, or
+ * -1 with `why`. Without kernel BTF, loading says why.
+ */
+static int find_missing(struct tracer *t, char *why, size_t len)
+{
+	struct btf *vmlinux = btf__load_vmlinux_btf();
+	size_t i;
+
+	if (!vmlinux)
+		return 0;
+	for (i = 0; i < ARRAY_SIZE(hooks); i++) {
+		if (!used(&hooks[i], t->side) ||
+		    kernel_has(vmlinux, hooks[i].tp_btf))
+			continue;
+		if (!hooks[i].without) {
+			snprintf(why, len, "tracing off: the kernel has no %s "
+				 "tracepoint", hooks[i].tp_btf);
+			btf__free(vmlinux);
+			return -1;
+		}
+		t->missing[i] = 1;
+		t->note = hooks[i].without;
+	}
+	btf__free(vmlinux);
+	return 0;
+}
+
+static struct stages_bpf *open_with(const struct tracer *t,
+				    const struct tracer_cfg *cfg,
 				    int fentry, int *err)
 {
 	struct stages_bpf *skel = stages_bpf__open();
@@ -88,6 +156,7 @@ static struct stages_bpf *open_with(const struct tracer_cfg *cfg,
 	skel->rodata->data_port = cfg->data_port;
 	skel->rodata->side = cfg->side;
 	skel->rodata->hist_mode = cfg->hist_mode;
+	skel->rodata->no_tcp_send = t->missing[H_TCP_SEND];
 	/* bench/overhead.sh: the cost of entering the programs alone. */
 	skel->rodata->empty = getenv("NETSTAGE_BENCH_EMPTY_BPF") != NULL;
 	for (i = 0; i < ARRAY_SIZE(hooks); i++) {
@@ -98,11 +167,12 @@ static struct stages_bpf *open_with(const struct tracer_cfg *cfg,
 		fe = h->fentry ? bpf_object__find_program_by_name(skel->obj,
 								  h->fentry)
 			       : NULL;
+		int use = used(h, cfg->side) && !t->missing[i];
+
 		if (fe)
-			bpf_program__set_autoload(fe, fentry && used(h, cfg->side));
+			bpf_program__set_autoload(fe, fentry && use);
 		if (tp)
-			bpf_program__set_autoload(tp, !(fentry && fe) &&
-						  used(h, cfg->side));
+			bpf_program__set_autoload(tp, !(fentry && fe) && use);
 	}
 	*err = stages_bpf__load(skel);
 	if (*err) {
@@ -123,6 +193,11 @@ static int attach(struct tracer *t, int fentry, char *why, size_t len)
 
 		if (!used(h, t->side))
 			continue;
+		if (t->missing[i]) {
+			n += snprintf(t->hooks + n, sizeof(t->hooks) - n,
+				      "%s%s:none", n ? "," : "", h->name);
+			continue;
+		}
 		p = bpf_object__find_program_by_name(t->skel->obj, prog);
 		t->links[i] = p ? bpf_program__attach(p) : NULL;
 		if (!t->links[i]) {
@@ -182,11 +257,13 @@ struct tracer *tracer_open(const struct tracer_cfg *cfg, char *why,
 			 NS_MAX_RINGS);
 		goto fail;
 	}
+	if (find_missing(t, why, len))
+		goto fail;
 	/* fentry where the kernel allows it, else the tracepoints. */
-	t->skel = open_with(cfg, 1, &err);
+	t->skel = open_with(t, cfg, 1, &err);
 	if (!t->skel) {
 		fentry = 0;
-		t->skel = open_with(cfg, 0, &err);
+		t->skel = open_with(t, cfg, 0, &err);
 	}
 	if (!t->skel) {
 		snprintf(why, len, "tracing off: %s", load_reason(err));
@@ -231,6 +308,16 @@ int tracer_ring_fd(struct tracer *t, int worker)
 const char *tracer_hooks(const struct tracer *t)
 {
 	return t->hooks;
+}
+
+const char *tracer_note(const struct tracer *t)
+{
+	return t->note;
+}
+
+int tracer_has_tcp_send(const struct tracer *t)
+{
+	return !t->missing[H_TCP_SEND];
 }
 
 uint64_t tracer_lost(struct tracer *t)

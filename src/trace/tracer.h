@@ -40,8 +40,12 @@ int tracer_register(struct tracer *t, int fd, int flow_id, int worker,
 		    uint64_t seq);
 /* A worker's ring, read with ring_buffer__consume() in its own thread. */
 int tracer_ring_fd(struct tracer *t, int worker);
-/* "hook:mechanism,..." for trace_hooks= */
+/* "hook:mechanism,..." for trace_hooks= ("none": the kernel lacks it) */
 const char *tracer_hooks(const struct tracer *t);
+/* What tracing goes without on this kernel, in a line; NULL: nothing. */
+const char *tracer_note(const struct tracer *t);
+/* Is TCP_SEND stamped? Without it the merge collapses it (merge.h). */
+int tracer_has_tcp_send(const struct tracer *t);
 /* --trace=hist: kernel stage k's histogram, summed over CPUs, into h. */
 int tracer_khist(struct tracer *t, int k, struct hist *h);
 /* --trace=hist: transactions BPF timed, and those it could not. */

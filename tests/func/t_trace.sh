@@ -186,6 +186,38 @@ t_trace_open_loop_times_each_request() {
 		tcp_rr --rate 10 --trace --timestamping
 }
 
+# A kernel before 6.15 has every hook but tcp_sendmsg_locked: tracing
+# goes on without TCP_SEND (the hand-off is found by the connection's
+# transmit track instead), and says so. Any other hook missing ends
+# tracing, with the reason. NETSTAGE_TRACE_PRETEND_MISSING plays the
+# older kernel.
+t_trace_without_tcp_sendmsg_locked() {
+	need_root
+
+	NETSTAGE_TRACE_PRETEND_MISSING=tcp_sendmsg_locked ns tcp_rr --local -l 2 -q \
+		--burst 4 -F 2 --trace --trace-records=tr.csv > out 2> err
+	grep -q '^client.trace_hooks=.*,tcp_sendmsg_locked:none,' out
+	grep -q 'no tcp_sendmsg_locked tracepoint.*tcp_tx is 0' err
+	check_trace_counts out client send_call
+	check_trace_counts out server send_call
+	expect_eq "$(key out client.stage_tcp_tx_max_us)" 0.000 "tcp_tx"
+	$CHECK_TRACE tr.csv tr.server.csv --results out
+	NETSTAGE_TRACE_PRETEND_MISSING=tcp_sendmsg_locked ns tcp_crr --local -l 1 -q \
+		--trace > out 2> err
+	check_trace_counts out client send_call
+	check_trace_counts out server send_call
+	NETSTAGE_TRACE_PRETEND_MISSING=tcp_sendmsg_locked ns tcp_rr --local -l 1 -q \
+		--trace=hist > out 2> err
+	expect_eq "$(key out server.stage_tcp_tx_count)" \
+		"$(key out server.trace_transactions)" "hist tcp_tx count"
+	expect_eq "$(key out server.trace_incomplete)" 0 "hist incomplete"
+	NETSTAGE_TRACE_PRETEND_MISSING=sk_data_ready ns tcp_rr --local -l 1 -q \
+		--trace > out 2> err
+	expect_eq "$(key out client.trace_status)" off "without sk_data_ready"
+	grep -q '^client.trace_error=tracing off: the kernel has no sk_data_ready tracepoint$' out
+	expect_gt "$(key out client.num_transactions)" 0 "ran untraced"
+}
+
 t_trace_burst_across_a_veth_pair() {
 	need_root
 	trace_over_veth --burst 8 -F 2 -R 20000

@@ -48,7 +48,7 @@ static void t_arrivals_are_tagged_by_start(void **state)
 	/* Not armed: nothing is known of where messages start. */
 	ns_arrived(&a, 100, isn, 100, 5);
 	assert_int_equal(ns_arrival_of(&a, 0, isn), 0);
-	ns_arm(&a, isn, 0);
+	ns_arm(&a.rx, isn, 0);
 	ns_arrived(&a, 100, isn, 100, 10);		/* message 0 */
 	ns_arrived(&a, 100, isn + 100, 250, 20);	/* 1 and 2, GRO'd */
 	ns_arrived(&a, 100, isn + 350, 50, 30);		/* 3's second half */
@@ -57,12 +57,12 @@ static void t_arrivals_are_tagged_by_start(void **state)
 	assert_int_equal(ns_arrival_of(&a, 2, isn + 200), 20);
 	/* The packet with 3's start is [isn + 300, ...): it came with 1. */
 	assert_int_equal(ns_arrival_of(&a, 3, isn + 300), 20);
-	assert_int_equal(a.next, isn + 400);
-	assert_int_equal(a.idx, 4);
+	assert_int_equal(a.rx.next, isn + 400);
+	assert_int_equal(a.rx.idx, 4);
 	/* A retransmission of 1 and 2 changes nothing. */
 	ns_arrived(&a, 100, isn + 100, 200, 40);
 	assert_int_equal(ns_arrival_of(&a, 1, isn + 100), 20);
-	assert_int_equal(a.next, isn + 400);
+	assert_int_equal(a.rx.next, isn + 400);
 	/* The wrong start for a slot is no arrival. */
 	assert_int_equal(ns_arrival_of(&a, 1, isn + 101), 0);
 }
@@ -73,12 +73,12 @@ static void t_a_hole_loses_only_its_messages(void **state)
 	const unsigned int isn = 7;
 
 	memset(&a, 0, sizeof(a));
-	ns_arm(&a, isn, 0);
+	ns_arm(&a.rx, isn, 0);
 	ns_arrived(&a, 1000, isn, 1000, 1);
 	/* Message 1's packet is lost; 2's comes first (out of order). */
 	ns_arrived(&a, 1000, isn + 2000, 1000, 3);
 	assert_int_equal(ns_arrival_of(&a, 2, isn + 2000), 3);
-	assert_int_equal(a.idx, 3);
+	assert_int_equal(a.rx.idx, 3);
 	/* 1's retransmission comes late: it is stepped over, not 2's. */
 	ns_arrived(&a, 1000, isn + 1000, 1000, 4);
 	assert_int_equal(ns_arrival_of(&a, 1, isn + 1000), 0);
@@ -96,7 +96,7 @@ static void t_sequence_numbers_wrap(void **state)
 	int i;
 
 	memset(&a, 0, sizeof(a));
-	ns_arm(&a, isn, 0);
+	ns_arm(&a.rx, isn, 0);
 	/* 0x200-byte messages; message 1 starts at 0x100, past the wrap. */
 	ns_arrived(&a, 0x200, isn, 0x180, 1);
 	ns_arrived(&a, 0x200, isn + 0x180, 0x200, 2);
@@ -138,6 +138,29 @@ static void t_which_transmitted_packet_carries_a_start(void **state)
 	assert_int_equal(end, 4);
 }
 
+/* The transmit track of a kernel without tcp_sendmsg_locked. */
+static void t_a_track_counts_starts_in_order(void **state)
+{
+	struct ns_track t = { 0 };
+	unsigned int first = 99;
+
+	/* Not armed: nothing counted. */
+	assert_int_equal(ns_track(&t, 100, 0, 100, &first), 0);
+	ns_arm(&t, 4000, 0);
+	/* The handshake's ACK and an ACK later carry no bytes. */
+	assert_int_equal(ns_track(&t, 100, 4000, 0, &first), 0);
+	/* Requests 0 and 1 in one segment, then 2's first half alone. */
+	assert_int_equal(ns_track(&t, 100, 4000, 200, &first), 2);
+	assert_int_equal(first, 0);
+	assert_int_equal(ns_track(&t, 100, 4200, 50, &first), 1);
+	assert_int_equal(first, 2);
+	/* Its second half, and a retransmission of 1, start nothing. */
+	assert_int_equal(ns_track(&t, 100, 4250, 50, &first), 0);
+	assert_int_equal(ns_track(&t, 100, 4100, 100, &first), 0);
+	assert_int_equal(t.next, 4300);
+	assert_int_equal(t.idx, 3);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -146,6 +169,7 @@ int main(void)
 		cmocka_unit_test(t_a_hole_loses_only_its_messages),
 		cmocka_unit_test(t_sequence_numbers_wrap),
 		cmocka_unit_test(t_which_transmitted_packet_carries_a_start),
+		cmocka_unit_test(t_a_track_counts_starts_in_order),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
