@@ -114,7 +114,8 @@ static int kernel_has(const struct btf *vmlinux, const char *tp)
 /*
  * Which used hooks' tracepoints the kernel lacks. A hook that can be
  * done without is left out with a note; any other ends tracing: 0, or
- * -1 with `why`. Without kernel BTF, loading says why.
+ * -1 with `why`. Without kernel BTF, loading says why. A hook with an
+ * fentry program may serve without its tracepoint: loading decides.
  */
 static int find_missing(struct tracer *t, char *why, size_t len)
 {
@@ -124,7 +125,7 @@ static int find_missing(struct tracer *t, char *why, size_t len)
 	if (!vmlinux)
 		return 0;
 	for (i = 0; i < ARRAY_SIZE(hooks); i++) {
-		if (!used(&hooks[i], t->side) ||
+		if (!used(&hooks[i], t->side) || hooks[i].fentry ||
 		    kernel_has(vmlinux, hooks[i].tp_btf))
 			continue;
 		if (!hooks[i].without) {
@@ -162,13 +163,13 @@ static struct stages_bpf *open_with(const struct tracer *t,
 	for (i = 0; i < ARRAY_SIZE(hooks); i++) {
 		const struct hook *h = &hooks[i];
 		struct bpf_program *fe, *tp;
+		int use;
 
 		tp = bpf_object__find_program_by_name(skel->obj, h->tp_btf);
 		fe = h->fentry ? bpf_object__find_program_by_name(skel->obj,
 								  h->fentry)
 			       : NULL;
-		int use = used(h, cfg->side) && !t->missing[i];
-
+		use = used(h, cfg->side) && !t->missing[i];
 		if (fe)
 			bpf_program__set_autoload(fe, fentry && use);
 		if (tp)

@@ -310,20 +310,20 @@ static void burst_read(struct worker *w, struct flow *f)
 				f->mismatched++;
 			f->transactions++;
 			f->off = 0;
+			f->t_send = f->sent_at[f->seq_recv % n];
 			if (open_loop(w)) {
 				/* From the intended send: stalls are not hidden. */
 				hist_add(f->lat, now -
 					 f->intended_at[f->seq_recv % n]);
-				f->t_send = f->sent_at[f->seq_recv % n];
 				hist_add(f->lat_unc, now - f->t_send);
-				if (w->tw)
-					traced(w, f, now);
+			} else {
+				hist_add(f->lat, now - f->t_send);
+			}
+			if (w->tw)
+				traced(w, f, now);
+			if (open_loop(w)) {
 				continue_open(w, f);
 			} else {
-				f->t_send = f->sent_at[f->seq_recv % n];
-				hist_add(f->lat, now - f->t_send);
-				if (w->tw)
-					traced(w, f, now);
 				f->to_send++;
 				burst_pump(w, f);
 			}
