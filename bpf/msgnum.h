@@ -119,7 +119,7 @@ NS_INLINE void ns_arrived(struct ns_arrivals *a, unsigned int size,
 	}
 }
 
-/* When message m, whose first byte is sequence number sb, arrived; 0: unseen. */
+/* When message m, first byte at sequence number sb, arrived; 0: unseen. */
 NS_INLINE unsigned long long ns_arrival_of(const struct ns_arrivals *a,
 					   unsigned int m, unsigned int sb)
 {

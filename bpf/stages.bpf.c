@@ -484,7 +484,9 @@ static __always_inline int tcp_rx(struct sock *sk, const struct sk_buff *skb)
 			continue;
 		sl = slot(st, m);
 		sl[NS_K_TCP_RX] = now;
-		sl[NS_K_NETIF_RX] = a ? ns_arrival_of(a, m, seq + (__u32)(m * size - off)) : 0;
+		sl[NS_K_NETIF_RX] =
+			a ? ns_arrival_of(a, m, seq + (__u32)(m * size - off))
+			  : 0;
 		st->rx_seen = m + 1;
 	}
 	if (a && a->rx.armed)
