@@ -55,6 +55,18 @@ struct {
 	__type(value, struct ns_sk);
 } socks SEC(".maps");
 
+/*
+ * The benchmark's worker threads, by thread id: tcp_crr's sockets get
+ * their storage from BPF, in the worker's own connect() or send, rather
+ * than from a registration system call per connection.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, NS_MAX_RINGS);
+	__type(key, __u32);
+	__type(value, __u32);
+} threads SEC(".maps");
+
 /* One ring per worker, so each worker reads only its own records. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
@@ -260,7 +272,20 @@ __noinline int account(struct ns_sk *st, __u32 m)
 	return 0;
 }
 
-/* Hand transaction m to its worker and free its slot. */
+/* The worker running this thread, or NS_NO_WORKER. */
+static __always_inline __u32 this_worker(void)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid(), *w;
+
+	w = bpf_map_lookup_elem(&threads, &tid);
+	return w ? *w : NS_NO_WORKER;
+}
+
+/*
+ * Hand transaction m to its worker and free its slot. It ends in the
+ * worker's own recv or send: a socket BPF made storage for learns its
+ * worker here.
+ */
 static __always_inline void emit(struct ns_sk *st, __u32 m)
 {
 	__u32 worker = st->worker, zero = 0;
@@ -268,6 +293,9 @@ static __always_inline void emit(struct ns_sk *st, __u32 m)
 	struct ns_krecord *r;
 	void *ring;
 	int i;
+
+	if (worker == NS_NO_WORKER)
+		st->worker = worker = this_worker();
 
 	if (hist_mode) {
 		account(st, m);
@@ -421,6 +449,23 @@ static __always_inline void sock_conn(const struct sock *sk, int v4,
 }
 
 #define AF_INET 2
+
+/*
+ * tcp_crr: storage for a connection of the data port, made by BPF. Its
+ * worker is known at its first record; user space numbers its records.
+ */
+static __always_inline struct ns_sk *new_storage(const struct sock *sk)
+{
+	struct ns_sk *st = bpf_sk_storage_get(&socks, (struct sock *)sk, 0,
+					      BPF_SK_STORAGE_GET_F_CREATE);
+
+	if (st) {
+		st->side = side;
+		st->worker = NS_NO_WORKER;
+		st->flow_id = NS_NO_FLOW;
+	}
+	return st;
+}
 
 /* Is a socket's peer IPv4 (an IPv6 socket's too, if v4-mapped)? */
 static __always_inline int sock_v4(const struct sock *sk)
@@ -862,6 +907,10 @@ int BPF_PROG(inet_sock_set_state, const struct sock *sk, const int oldstate,
 		return 0;
 	if (newstate == TCP_SYN_SENT) {
 		st = lookup(sk);
+		if (!st && NS_IS_CRR(side) && !server &&
+		    sk->__sk_common.skc_dport == bpf_htons(data_port) &&
+		    this_worker() != NS_NO_WORKER)
+			st = new_storage(sk);
 		if (st)
 			stamp_once(slot(st, 0), NS_K_SYN_SENT,
 				   bpf_ktime_get_ns());
@@ -882,12 +931,8 @@ int BPF_PROG(inet_sock_set_state, const struct sock *sk, const int oldstate,
 	if (!NS_IS_CRR(side))
 		return 0;
 	st = lookup(sk);
-	if (!st && server) {
-		st = bpf_sk_storage_get(&socks, (struct sock *)sk, 0,
-					BPF_SK_STORAGE_GET_F_CREATE);
-		if (st)
-			st->side = side;
-	}
+	if (!st && server)
+		st = new_storage(sk);
 	if (st)
 		stamp_once(slot(st, 0), NS_K_ESTABLISHED, bpf_ktime_get_ns());
 	return 0;

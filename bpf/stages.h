@@ -173,6 +173,10 @@ enum ns_side {
 #define NS_SLOTS 32
 #define NS_MAX_BURST (NS_SLOTS - 1)
 
+/* tcp_crr storage BPF made: the worker and flow user space did not give. */
+#define NS_NO_WORKER 0xffff
+#define NS_NO_FLOW 0xffffffffu
+
 /* Per registered socket, in BPF_MAP_TYPE_SK_STORAGE. */
 struct ns_sk {
 	/* written by user space when it registers the socket */

@@ -14,6 +14,7 @@
 #include "io.h"
 #include "script/script.h"
 #include "trace/collect.h"
+#include "trace/tracer.h"
 #include "worker.h"
 
 /* Per-flow samples one worker keeps at most: memory stays bounded. */
@@ -282,6 +283,8 @@ static void *worker_main(void *arg)
 	if (rs->o->rate > 0)
 		prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
 	w->next_snap = rs->t_start + rs->interval_ns;
+	if (rs->tracer && tracer_register_thread(rs->tracer, w->id))
+		w->errors++;
 	if (rs->o->io_mode == IO_BLOCKING) {
 		if (w->nflows)
 			rs->wl->run_blocking(w, w->flows[0]);

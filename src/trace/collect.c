@@ -92,7 +92,8 @@ void trace_worker_take(struct trace_worker *tw, struct flow *f,
 	struct merged m;
 	int i;
 
-	if (!tw->have || tw->rec.flow_id != (uint32_t)f->id) {
+	if (!tw->have || (tw->rec.flow_id != (uint32_t)f->id &&
+			  tw->rec.flow_id != NS_NO_FLOW)) {
 		tw->norecord++;
 		f->tr_seq++;
 		return;
@@ -101,8 +102,11 @@ void trace_worker_take(struct trace_worker *tw, struct flow *f,
 	/*
 	 * The record was emitted inside this transaction's own last call,
 	 * so it is this transaction's even if an earlier one went
-	 * unrecorded (counted then): follow the kernel's numbering.
+	 * unrecorded (counted then): follow the kernel's numbering. A
+	 * socket BPF made storage for (tcp_crr) has none: number here.
 	 */
+	if (tw->rec.flow_id == NS_NO_FLOW)
+		tw->rec.seq = f->tr_seq;
 	f->tr_seq = tw->rec.seq + 1;
 	us = *u;
 	us.no_tcp_send = tw->no_tcp_send;

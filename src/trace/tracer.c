@@ -301,6 +301,16 @@ int tracer_register(struct tracer *t, int fd, int flow_id, int worker,
 	return 0;
 }
 
+int tracer_register_thread(struct tracer *t, int worker)
+{
+	uint32_t tid = gettid(), w = worker;
+
+	if (bpf_map_update_elem(bpf_map__fd(t->skel->maps.threads), &tid, &w,
+				BPF_ANY))
+		return -errno;
+	return 0;
+}
+
 int tracer_ring_fd(struct tracer *t, int worker)
 {
 	return worker < t->nworkers ? t->ring_fd[worker] : -1;

@@ -38,6 +38,11 @@ struct tracer *tracer_open(const struct tracer_cfg *cfg, char *why,
  */
 int tracer_register(struct tracer *t, int fd, int flow_id, int worker,
 		    uint64_t seq);
+/*
+ * The calling thread is this worker's: tcp_crr's connections are then
+ * traced without registration (BPF makes their storage). 0, or -errno.
+ */
+int tracer_register_thread(struct tracer *t, int worker);
 /* A worker's ring, read with ring_buffer__consume() in its own thread. */
 int tracer_ring_fd(struct tracer *t, int worker);
 /* "hook:mechanism,..." for trace_hooks= ("none": the kernel lacks it) */

@@ -52,11 +52,9 @@ static void reconnect(struct worker *w, struct flow *f, uint64_t now)
 	f->fd = fd;
 	f->hooked = w->sw != NULL;
 	f->t_send = now;
-	if (rs->tracer) {
+	/* Traced: BPF gives the socket its storage as connect() sends. */
+	if (rs->tracer)
 		f->t_connect = now;
-		if (tracer_register(rs->tracer, fd, f->id, w->id, f->tr_seq))
-			w->errors++;
-	}
 	f->state = CRR_CONNECTING;
 	if (connect(fd, (struct sockaddr *)&rs->data_addr.ss,
 		    rs->data_addr.len) && errno != EINPROGRESS) {
@@ -102,12 +100,9 @@ static void accept_all(struct worker *w, struct flow *listener)
 			continue;
 		}
 		f = worker_adopt(w, fd);
-		if (w->rs->tracer) {
+		/* Traced: BPF made the socket's storage at the handshake. */
+		if (w->rs->tracer)
 			f->t_accept = now_ns();
-			if (tracer_register(w->rs->tracer, fd, f->id, w->id,
-					    0))
-				w->errors++;
-		}
 		rr_start(w, f);
 	}
 }
