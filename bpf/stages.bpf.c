@@ -306,7 +306,7 @@ static __always_inline void emit(struct ns_sk *st, __u32 m)
 	if (r) {
 		r->flow_id = st->flow_id;
 		r->side = st->side;
-		r->seq = st->seq + m;
+		r->seq = m;
 		for (i = 0; i < NS_B_COUNT; i++)
 			r->t[i] = 0;
 		for (i = 0; i < NS_K_COUNT; i++)

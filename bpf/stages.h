@@ -184,7 +184,6 @@ struct ns_sk {
 	unsigned short worker;
 	unsigned char side;	/* enum ns_side: end and transport */
 	unsigned char pad;
-	unsigned long long seq;	/* the record number of message 0 */
 	/* kept by BPF; messages are numbered from the stream's start */
 	unsigned int rx_msgs;	/* inbound messages read whole */
 	unsigned int tx_msgs;	/* outbound messages sent whole */

@@ -70,9 +70,9 @@ int side_init(struct side *s, struct options *o, const struct workload *wl,
 }
 
 /*
- * Register a flow's socket. tcp_crr has none to register here: its
- * client connects per transaction, its server's listeners carry no
- * data; their workers register each connection.
+ * Register a flow's socket. tcp_crr has none to register: its client
+ * connects per transaction, its server's listeners carry no data, and
+ * BPF makes each connection's storage (docs/stages.md).
  */
 static void trace_flow(struct side *s, struct flow *f)
 {
@@ -81,7 +81,7 @@ static void trace_flow(struct side *s, struct flow *f)
 	if (f->fd < 0 || f->listener)
 		return;
 	rc = tracer_register(s->rs.tracer, f->fd, f->id,
-			     f->id % s->o->num_threads, 0);
+			     f->id % s->o->num_threads);
 	if (rc)
 		log_err("--trace: flow %d not traced: %s", f->id, strerror(-rc));
 }

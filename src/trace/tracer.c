@@ -282,21 +282,15 @@ fail:
 	return NULL;
 }
 
-int tracer_register(struct tracer *t, int fd, int flow_id, int worker,
-		    uint64_t seq)
+int tracer_register(struct tracer *t, int fd, int flow_id, int worker)
 {
 	struct ns_sk v = { 0 };
-	int map = bpf_map__fd(t->skel->maps.socks), flag = BPF_NOEXIST;
 
-	/* A tcp_crr server's socket: BPF made its storage at the handshake. */
-	if (NS_IS_CRR(t->side) && NS_IS_SERVER(t->side) &&
-	    !bpf_map_lookup_elem(map, &fd, &v))
-		flag = BPF_EXIST;
 	v.flow_id = flow_id;
 	v.worker = worker;
 	v.side = t->side;
-	v.seq = seq;
-	if (bpf_map_update_elem(map, &fd, &v, flag))
+	if (bpf_map_update_elem(bpf_map__fd(t->skel->maps.socks), &fd, &v,
+				BPF_NOEXIST))
 		return -errno;
 	return 0;
 }

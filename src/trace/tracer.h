@@ -31,13 +31,8 @@ struct tracer_cfg {
  */
 struct tracer *tracer_open(const struct tracer_cfg *cfg, char *why,
 			   size_t len);
-/*
- * Trace this socket: 0, or -errno. Call before its first transaction;
- * seq numbers that transaction (tcp_crr goes on counting per flow over
- * its connections).
- */
-int tracer_register(struct tracer *t, int fd, int flow_id, int worker,
-		    uint64_t seq);
+/* Trace this socket: 0, or -errno. Call before its first transaction. */
+int tracer_register(struct tracer *t, int fd, int flow_id, int worker);
 /*
  * The calling thread is this worker's: tcp_crr's connections are then
  * traced without registration (BPF makes their storage). 0, or -errno.
