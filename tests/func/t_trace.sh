@@ -218,9 +218,9 @@ t_trace_without_tcp_sendmsg_locked() {
 	expect_gt "$(key out client.num_transactions)" 0 "ran untraced"
 }
 
-# Responses of several segments, a few in flight: 8 of 20 KB made TCP
-# hold a response's first byte back past its send() now and then (20%
-# of one run's server records incomplete at DEV_XMIT, docs/stages.md).
+# Responses of several segments, a few in flight: with 8 of 20 KB, TCP
+# can hold a response's first byte back past its send() (20% of one
+# ASan run's server records incomplete at DEV_XMIT, docs/stages.md).
 t_trace_burst_across_a_veth_pair() {
 	need_root
 	trace_over_veth --burst 4 -F 2 -R 8000
