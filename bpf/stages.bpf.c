@@ -210,10 +210,6 @@ static __always_inline void count(__u32 which)
 		(*n)++;
 }
 
-/*
- * --trace=hist: time the kernel stages here. A reader faster than its
- * wake-up call saw the data by RECV_RET at the latest.
- */
 /* A kernel stage's duration, or 0 if a boundary is missing or misordered. */
 static __always_inline __u64 kspan(const __u64 *sl, __u32 i, int *bad)
 {
@@ -232,6 +228,8 @@ static __always_inline __u64 kspan(const __u64 *sl, __u32 i, int *bad)
 }
 
 /*
+ * --trace=hist: time the kernel stages of transaction m here. A reader
+ * faster than its wake-up call saw the data by RECV_RET at the latest.
  * A global function: the verifier checks it once, on its own, instead
  * of once per path of every program that ends a transaction.
  */
@@ -520,6 +518,9 @@ static __always_inline int tcp_rx(struct sock *sk, const struct sk_buff *skb)
 	seq = be32(th + 4);
 	off = tp->bytes_received + ns_diff(seq, tp->rcv_nxt);
 	n = ns_starts(off, len, size, &m);
+	/* The middle of a message: no boundary, nothing to look up. */
+	if (!n)
+		return 0;
 	sock_conn(sk, bpf_ntohs(skb->protocol) == ETH_P_IP, &c);
 	a = bpf_map_lookup_elem(&arrivals, &c);
 	now = bpf_ktime_get_ns();
@@ -655,7 +656,7 @@ SEC("tp_btf/sk_data_ready")
 int BPF_PROG(sk_data_ready, const struct sock *sk)
 {
 	struct ns_sk *st;
-	__u64 now, *sl;
+	__u64 now = 0, *sl;
 	__u32 m, i;
 
 	if (empty)
@@ -665,12 +666,14 @@ int BPF_PROG(sk_data_ready, const struct sock *sk)
 		return 0;
 	if (NS_IS_UDP(st->side))
 		return udp_ready(sk, st);
-	now = bpf_ktime_get_ns();
 	m = st->rx_msgs;
 	for (i = 0; i < NS_SLOTS && ns_diff(m, st->rx_seen) < 0; i++, m++) {
 		sl = slot(st, m);
-		if (sl[NS_K_TCP_RX] && !sl[NS_K_DATA_READY])
-			sl[NS_K_DATA_READY] = now;
+		if (!sl[NS_K_TCP_RX] || sl[NS_K_DATA_READY])
+			continue;
+		if (!now)
+			now = bpf_ktime_get_ns();
+		sl[NS_K_DATA_READY] = now;
 	}
 	return 0;
 }
@@ -805,12 +808,12 @@ static __always_inline int handed_over(const struct ns_sk *st, __u32 m)
  * connection's transmit track (armed at the handshake) numbers them.
  */
 static __always_inline void tcp_xmit(const struct sk_buff *skb,
-				     const struct sock *sk, struct ns_sk *st,
-				     __u64 now)
+				     const struct sock *sk, struct ns_sk *st)
 {
-	__u32 seq = 0, len, first = 0, n, i;
+	__u32 seq = 0, len, first = 0, end, n, i;
 	struct ns_arrivals *a;
 	struct conn c = {};
+	__u64 now;
 
 	if (!no_tcp_send && st->tx_xmit == st->tx_begun)
 		return;
@@ -823,11 +826,14 @@ static __always_inline void tcp_xmit(const struct sk_buff *skb,
 		n = a ? ns_track(&a->tx, tx_size[st->side & 1], seq, len,
 				 &first) : 0;
 	} else {
-		n = ns_xmit(st->tx_seq, st->tx_xmit, st->tx_begun, seq, len,
-			    &first);
-		st->tx_xmit = n;
-		n -= first;
+		end = ns_xmit(st->tx_seq, st->tx_xmit, st->tx_begun, seq, len,
+			      &first);
+		st->tx_xmit = end;
+		n = end - first;
 	}
+	if (!n)
+		return;
+	now = bpf_ktime_get_ns();
 	/* A hand-off after the record went leaves the slot clean. */
 	for (i = 0; i < NS_SLOTS && i < n; i++)
 		if (!handed_over(st, first + i))
@@ -863,7 +869,7 @@ static __always_inline int dev_xmit(const struct sk_buff *skb)
 	if (NS_IS_UDP(st->side))
 		udp_xmit(st, bpf_ktime_get_ns());
 	else
-		tcp_xmit(skb, sk, st, bpf_ktime_get_ns());
+		tcp_xmit(skb, sk, st);
 	return 0;
 }
 
@@ -885,13 +891,12 @@ int BPF_PROG(dev_hard_start_xmit, struct sk_buff *first)
 }
 
 /*
- * A connection of the data port is established: from here its stream
- * numbers messages from rcv_nxt, so the arrival of the first message's
- * packet is known before TCP takes it. tcp_crr: the set-up's stamps.
- * A client's socket is registered before its connect(); a server's
- * exists only as the handshake ends, before accept(), so its storage is
- * made here, by the data port, and user space's registration after
- * accept() keeps these stamps.
+ * A connection of the data port is established: from here its streams
+ * number messages from rcv_nxt and write_seq, so the arrival of the
+ * first message's packet is known before TCP takes it. tcp_crr: the
+ * set-up's stamps, on storage BPF makes (no registration): a client's
+ * as its connect() in a worker's thread sends the SYN, a server's as
+ * the handshake ends, before accept().
  */
 SEC("tp_btf/inet_sock_set_state")
 int BPF_PROG(inet_sock_set_state, const struct sock *sk, const int oldstate,
