@@ -29,11 +29,6 @@ struct script *script_current(void)
 	return current;
 }
 
-void script_detach(void)
-{
-	current = NULL;
-}
-
 static const char *const hook_names[HOOK_COUNT] = {
 	"client_socket", "server_socket", "client_close", "server_close",
 	"client_sendmsg", "server_sendmsg", "client_recvmsg",

@@ -116,11 +116,6 @@ struct script_worker *script_worker(struct script *sc, int i)
 	return sc->w[i];
 }
 
-int script_nworkers(const struct script *sc)
-{
-	return sc->nw;
-}
-
 static void hook_failed(struct script_worker *sw, enum hook h,
 			const char *msg)
 {

@@ -29,11 +29,6 @@ struct lsa *lsa_check(lua_State *L, int idx)
 	return luaL_checkudata(L, idx, SOCKADDR_MT);
 }
 
-struct lsa *lsa_test(lua_State *L, int idx)
-{
-	return luaL_testudata(L, idx, SOCKADDR_MT);
-}
-
 static struct sockaddr_in *sin4(struct lsa *a)
 {
 	return (struct sockaddr_in *)&a->ss;

@@ -50,7 +50,6 @@ void lsock_open(lua_State *L);
 void laddr_open(lua_State *L);
 struct lsa *lsa_push(lua_State *L, const struct sockaddr *sa, socklen_t len);
 struct lsa *lsa_check(lua_State *L, int idx);
-struct lsa *lsa_test(lua_State *L, int idx);
 
 /* Buffers, msghdr, cmsg, typed views (lmsg.c). */
 void lmsg_open(lua_State *L);

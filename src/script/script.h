@@ -42,15 +42,11 @@ int script_main(struct options *o, const struct workload *wl,
 
 /* The script of this run (NULL: none). Set by script_main. */
 struct script *script_current(void);
-/* Forget the current script (a forked child that must not run Lua). */
-void script_detach(void);
 
 /* Bit (1 << hook) for every hook the script registered. */
 unsigned int script_hooks(const struct script *sc);
 /* Worker i's state, made on first use (main thread only). */
 struct script_worker *script_worker(struct script *sc, int i);
-/* Number of worker states made so far. */
-int script_nworkers(const struct script *sc);
 
 /*
  * Socket hooks: fd and the address the socket binds or connects to.
