@@ -686,19 +686,22 @@ int BPF_PROG(sk_data_ready, const struct sock *sk)
 static __always_inline void tx_track_late(struct sock *sk, struct ns_sk *st,
 					  __u32 next_msg)
 {
-	struct tcp_sock *tp = bpf_skc_to_tcp_sock(sk);
+	struct tcp_sock *tp;
 	struct ns_arrivals *a;
 	struct conn c = {};
 
+	if (st->tx_tracked)
+		return;
+	tp = bpf_skc_to_tcp_sock(sk);
 	if (!tp)
 		return;
 	sock_conn(sk, sock_v4(sk), &c);
-	a = bpf_map_lookup_elem(&arrivals, &c);
-	if (a && a->tx.armed)
-		return;
 	a = arrivals_get(&c);
-	if (a)
+	if (!a)
+		return;
+	if (!a->tx.armed)
 		ns_arm(&a->tx, tp->write_seq, next_msg);
+	st->tx_tracked = 1;
 }
 
 /*

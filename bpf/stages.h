@@ -183,8 +183,8 @@ struct ns_sk {
 	unsigned int flow_id;
 	unsigned short worker;
 	unsigned char side;	/* enum ns_side: end and transport */
-	unsigned char pad;
 	/* kept by BPF; messages are numbered from the stream's start */
+	unsigned char tx_tracked;	/* no tcp_sendmsg_locked: track armed */
 	unsigned int rx_msgs;	/* inbound messages read whole */
 	unsigned int tx_msgs;	/* outbound messages sent whole */
 	unsigned int rx_seen;	/* inbound messages whose start TCP saw */
