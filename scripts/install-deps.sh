@@ -8,8 +8,9 @@ BUILD="make gcc libc6-dev pkg-config libcmocka-dev liblua5.3-dev"
 # liblua5.3-dev: --script. Tracing: clang builds the BPF object, bpftool its skeleton, libbpf loads it.
 BPF="clang bpftool libbpf-dev libelf-dev zlib1g-dev"
 # Test tools: python3 parses the CSV and JSON outputs; iproute2 gives ss
-# and ip netns; nftables drops a known share of packets in a test netns.
-TEST="python3 iproute2 procps nftables"
+# and ip netns; nftables drops a known share of packets in a test netns;
+# memcached and socat are the real servers --raw and observe are tested on.
+TEST="python3 iproute2 procps nftables memcached socat"
 PKGS="$BUILD $BPF $TEST ${EXTRA_PKGS:-}"
 
 missing=""

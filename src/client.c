@@ -16,6 +16,7 @@
 #include "confidence.h"
 #include "control.h"
 #include "net.h"
+#include "raw.h"
 #include "run.h"
 #include "script/script.h"
 #include "side.h"
@@ -165,29 +166,71 @@ static void trade_totals(struct client *c)
 		r->remote[i] = m.f[i];
 }
 
+/* --raw: the flows go straight to --host/--port, no control connection. */
+static int raw_target(struct client *c)
+{
+	const struct options *o = c->o;
+
+	return net_resolve(o->host, o->port, net_family(o), &c->data, c->err,
+			   sizeof(c->err));
+}
+
+/*
+ * --raw: say in one line each what the server did that a
+ * request/response server should not; a server that answered nothing
+ * fails the run.
+ */
+static int raw_verdict(struct client *c)
+{
+	struct side_result *r = &c->side.res;
+	int n = c->side.nflows;
+
+	if (r->closed_flows)
+		log_err("--raw: the server closed %d of %d flows", r->closed_flows,
+			n);
+	if (r->silent_flows)
+		log_err("--raw: the server went silent on %d of %d flows (no whole response for %d ms at the end)",
+			r->silent_flows, n, c->o->rr_timeout);
+	if (r->overlong_flows)
+		log_err("--raw: %d responses passed %u bytes without their end: flows closed",
+			r->overlong_flows, RAW_RESPONSE_MAX);
+	if (r->mismatched)
+		log_err("--raw: %llu responses of -R bytes did not end with --response-end",
+			(unsigned long long)r->mismatched);
+	if (r->unexpected_bytes)
+		log_err("--raw: the server sent %llu bytes no request asked for",
+			(unsigned long long)r->unexpected_bytes);
+	if (r->transactions)
+		return 0;
+	r->error = "the server answered no request";
+	return 1;
+}
+
 static int run(struct client *c)
 {
 	struct ctl_msg m = { .type = CTL_START };
-	int failed;
+	int raw = c->o->raw, failed;
 
-	if (hello(c))
+	if (raw ? raw_target(c) : hello(c))
 		return -1;
 	side_open_tracer(&c->side, ntohs(c->data.ss.ss_family == AF_INET6 ?
 		((struct sockaddr_in6 *)&c->data.ss)->sin6_port :
 		((struct sockaddr_in *)&c->data.ss)->sin_port));
 	if (open_flows(c))
 		return -1;
-	if (ctl_expect(c->ctl, CTL_READY, &m, CTL_TIMEOUT_MS)) {
+	if (!raw && ctl_expect(c->ctl, CTL_READY, &m, CTL_TIMEOUT_MS)) {
 		snprintf(c->err, sizeof(c->err), "server never got ready");
 		return -1;
 	}
 	m.type = CTL_START;
-	if (ctl_send(c->ctl, &m) || side_start(&c->side, c->err,
-					       sizeof(c->err)))
+	if ((!raw && ctl_send(c->ctl, &m)) ||
+	    side_start(&c->side, c->err, sizeof(c->err)))
 		return -1;
 	failed = wait_end(c);
 	side_stop(&c->side);
-	if (!failed)
+	if (!failed && raw)
+		failed = raw_verdict(c);
+	else if (!failed)
 		trade_totals(c);
 	return failed ? 1 : 0;
 }
@@ -277,7 +320,7 @@ static int one_test(struct client *c, double *tput, int *n, int *rc)
 	width = confidence_width_percent(tput, *n, o->conf_level);
 	more = r == 0 && *n < o->iter_max &&
 	       (*n < o->iter_min || width < 0 || width > o->conf_width);
-	if (r == 0) {
+	if (r == 0 && c->ctl >= 0) {
 		m.f[N_MORE] = more;
 		ctl_send(c->ctl, &m);
 	}

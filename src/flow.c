@@ -40,6 +40,7 @@ void flow_free(struct flow *f)
 		close(f->fd);
 	free(f->lat);
 	free(f->lat_total);
+	free(f->pend);
 	free(f->sent_at);
 	free(f->intended_at);
 	free(f->lat_unc);

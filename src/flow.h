@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "hist.h"
+#include "raw.h"
 #include "stages.h"
 
 struct flow {
@@ -36,6 +37,14 @@ struct flow {
 	uint64_t seq_out;	/* rr client: sequence of the last request */
 	uint64_t seq_in;	/* rr: sequence the message being read carries */
 	uint64_t mismatched;	/* rr client: responses to another request */
+	/* --raw: the response being framed, and bytes read past one */
+	struct raw_rx raw;
+	char *pend;		/* bytes read after a response ended */
+	size_t pend_len, pend_off;
+	uint64_t unexpected;	/* bytes no request asked for */
+	int peer_closed;	/* the server closed the connection */
+	int overlong;		/* a response passed RAW_RESPONSE_MAX */
+	uint64_t t_progress;	/* rr client: last whole response (0: none) */
 	/* --burst: requests owed, the send offset, send times by sequence */
 	int to_send;
 	size_t soff;

@@ -10,6 +10,7 @@
 
 #include "common.h"
 #include "options.h"
+#include "raw.h"
 #include "report.h"
 #include "run.h"
 #include "script/script.h"
@@ -57,6 +58,29 @@ static const struct workload *pick(int *argc, char ***argv)
 	return wl;
 }
 
+/* --raw: the request and where a response ends, from the options. */
+static int raw_spec(struct options *o, char *err, size_t len)
+{
+	if (!o->raw)
+		return 0;
+	o->raw_spec = xcalloc(1, sizeof(*o->raw_spec));
+	if (raw_spec_init(o->raw_spec, o, options_given(o, "response_size"),
+			  err, len))
+		return -1;
+	/* What the engines and the tracer size requests by. */
+	o->request_size = o->raw_spec->req_len;
+	return 0;
+}
+
+static void free_options(struct options *o)
+{
+	if (o->raw_spec)
+		raw_spec_free(o->raw_spec);
+	free(o->raw_spec);
+	o->raw_spec = NULL;
+	options_free(o);
+}
+
 static int run(struct options *o, const struct workload *wl)
 {
 	if (o->local)
@@ -95,14 +119,14 @@ int main(int argc, char **argv)
 		options_free(&o);
 		return 0;
 	}
-	if (options_validate(&o, err, sizeof(err)) ||
+	if (options_validate(&o, err, sizeof(err)) || raw_spec(&o, err, sizeof(err)) ||
 	    report_check_keys(&o, wl, err, sizeof(err))) {
 		log_err("%s", err);
-		options_free(&o);
+		free_options(&o);
 		return EXIT_USAGE;
 	}
 	log_enable_info(o.logtostderr);
 	rc = o.script ? script_main(&o, wl, run) : run(&o, wl);
-	options_free(&o);
+	free_options(&o);
 	return rc;
 }

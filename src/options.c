@@ -136,6 +136,18 @@ static const struct opt_def defs[] = {
 	  "open loop inter-arrival: poisson or uniform" },
 	{ "rr_timeout", 0, T_INT, O(rr_timeout), W_UDP_RR, "100", 1, 60000,
 	  "ms without a response before a request counts as lost" },
+	{ "rr_timeout", 0, T_INT, O(rr_timeout), W_TCP_RR | W_TCP_CRR, "1000",
+	  1, 60000,
+	  "--raw: ms without the whole response before the server counts as silent" },
+	{ "raw", 0, T_BOOL, O(raw), W_RR, NULL, 0, 0,
+	  "client for any server: no control connection, flows connect to --host/--port (docs/real-servers.md)" },
+	{ "request_data", 0, T_STR, O(request_data), W_RR, NULL, 0, 0,
+	  "--raw: the request, with C escapes (\\r \\n \\t \\\\ \\xHH)" },
+	{ "request_file", 0, T_STR, O(request_file), W_RR, NULL, 0, 0,
+	  "--raw: the request is this file's bytes" },
+	{ "response_end", 0, T_STR, O(response_end), W_TCP_RR | W_TCP_CRR,
+	  NULL, 0, 0,
+	  "--raw: a response ends with this string (C escapes), instead of -R bytes" },
 	{ "buffer_size", 'B', T_INT, O(buffer_size), W_RR, "65536", 1,
 	  64 << 20, "bytes per send()/recv() at most" },
 	{ "buffer_size", 'B', T_INT, O(buffer_size), W_TCP_STREAM, "16384", 1,
@@ -469,6 +481,7 @@ int options_parse(struct options *o, unsigned int wl, int argc, char **argv,
 			break;
 		}
 		d = c >= 256 ? &defs[c - 256] : by_short(c, wl);
+		o->given[(d - defs) / 64] |= 1ULL << ((d - defs) % 64);
 		rc = set_value(o, d, optarg, err, len);
 		if (rc)
 			break;
@@ -478,6 +491,20 @@ int options_parse(struct options *o, unsigned int wl, int argc, char **argv,
 			  argv[optind]);
 	free(t);
 	return rc;
+}
+
+_Static_assert(ARRAY_SIZE(defs) <= 64 * ARRAY_SIZE(((struct options *)0)->given),
+	       "options.given has a bit per table entry");
+
+int options_given(const struct options *o, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(defs); i++)
+		if (!strcmp(defs[i].name, name) &&
+		    (o->given[i / 64] >> (i % 64) & 1))
+			return 1;
+	return 0;
 }
 
 static int check_resolves(const struct options *o, const char *name,
@@ -505,6 +532,19 @@ int options_validate(struct options *o, char *err, size_t len)
 	if (o->ipv4 && o->ipv6)
 		return fail(err, len, NULL,
 			    "options --ipv4 and --ipv6 exclude each other");
+	if ((o->request_data || o->request_file || o->response_end) &&
+	    !o->raw)
+		return fail(err, len, NULL,
+			    "options --request-data/--request-file/--response-end: only with --raw");
+	if (o->raw && o->local)
+		return fail(err, len, NULL,
+			    "option --raw: a client of another server, not with --local");
+	if (o->raw && o->trace && !options_given(o, "response_size") &&
+	    o->workload != W_UDP_RR)
+		return fail(err, len, NULL,
+			    "option --raw: --trace over TCP numbers messages by size: give -R (--response-end beside it checks each response's end)");
+	if (o->raw)
+		o->client = 1;
 	if (o->local)
 		o->client = 1;
 	if (o->client && !o->local && !o->host)

@@ -82,6 +82,11 @@ struct options {
 	int conf_level;		/* --confidence: 95 or 99 */
 	double conf_width;	/* --confidence: interval width, % of mean */
 	char *arrival;		/* poisson or uniform */
+	/* --raw: any server, no control connection (raw.h) */
+	int raw;
+	char *request_data;
+	char *request_file;
+	char *response_end;
 	/* tracing (rr) */
 	int trace;		/* 0 off, 1 records, 2 hist */
 	char *trace_records;	/* CSV of merged records, or NULL */
@@ -98,6 +103,8 @@ struct options {
 	/* Not options: set by --local so both sides' keys stay apart. */
 	char prefix[16];
 	int port_fd;		/* server: where to report its control port */
+	struct raw_spec *raw_spec;	/* --raw: made by main() from the above */
+	uint64_t given[2];	/* bit i: table entry i was on the command line */
 };
 
 /*
@@ -111,6 +118,8 @@ int options_parse(struct options *o, unsigned int wl, int argc, char **argv,
 /* Cross-option checks and host resolution; same contract. */
 int options_validate(struct options *o, char *err, size_t errlen);
 void options_free(struct options *o);
+/* Was the option `name` (as the table spells it) on the command line? */
+int options_given(const struct options *o, const char *name);
 
 /* Every option of the workload as key=value, in table order. */
 void options_dump(const struct options *o, struct kv_list *out);

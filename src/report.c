@@ -46,6 +46,27 @@ static void throughput_fit(struct side_result *r, struct worker *w, int n,
 	free(y);
 }
 
+/*
+ * --raw: a flow the server closed, one whose response passed the size
+ * the framing accepts, or one without a whole response for longer than
+ * --rr-timeout when the test ended (a silent server).
+ */
+static void raw_flow_verdict(struct side_result *r, const struct flow *f,
+			     const struct run_shared *rs)
+{
+	uint64_t since = f->t_progress ? f->t_progress : rs->t_start;
+
+	r->unexpected_bytes += f->unexpected;
+	if (f->overlong)
+		r->overlong_flows++;
+	else if (f->peer_closed)
+		r->closed_flows++;
+	/* Workers may finish a response after t_end was taken. */
+	else if (f->open && since < r->t_end && r->t_end - since >
+		 (uint64_t)rs->o->rr_timeout * 1000000)
+		r->silent_flows++;
+}
+
 void report_collect(struct side_result *r, struct worker *w, int n,
 		    const struct run_shared *rs)
 {
@@ -71,6 +92,8 @@ void report_collect(struct side_result *r, struct worker *w, int n,
 			if (f->lat_unc_total)
 				hist_merge(&r->lat_unc, f->lat_unc_total);
 			r->late += f->late;
+			if (rs->raw)
+				raw_flow_verdict(r, f, rs);
 			if (f->lat_total)
 				hist_merge(&r->lat, f->lat_total);
 		}
@@ -210,8 +233,17 @@ void report_kv(const struct side_result *r, const struct run_shared *rs,
 	kv_num(out, "correlation_coefficient", r->correlation, 2);
 	if (rs->wl->is_rr && r->is_client)
 		latency_kv(r, rs, out);
-	if (rs->wl->is_rr && r->is_client && rs->wl->socktype == SOCK_STREAM)
+	if (rs->wl->is_rr && r->is_client && rs->wl->socktype == SOCK_STREAM &&
+	    !rs->raw)
 		kv_uint(out, "num_mismatched", r->mismatched);
+	if (rs->raw) {
+		if (rs->raw->resp_size && rs->raw->end_len)
+			kv_uint(out, "raw_bad_end_responses", r->mismatched);
+		kv_uint(out, "raw_unexpected_bytes", r->unexpected_bytes);
+		kv_int(out, "raw_closed_flows", r->closed_flows);
+		kv_int(out, "raw_silent_flows", r->silent_flows);
+		kv_int(out, "raw_overlong_flows", r->overlong_flows);
+	}
 	if (rs->o->rate > 0 && r->is_client)
 		open_loop_kv(r, rs, out);
 	if (rs->wl->bit == W_UDP_RR && r->is_client) {
@@ -310,6 +342,7 @@ int report_check_keys(const struct options *o, const struct workload *wl,
 	/* Every key either side of this workload can print. */
 	rs->o = o;
 	rs->wl = wl;
+	rs->raw = o->raw_spec;
 	r->has_remote = 1;
 	r->error = "";
 	r->trace_off = "";

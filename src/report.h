@@ -25,6 +25,9 @@ struct side_result {
 	uint64_t lost, late;	/* udp_rr client */
 	uint64_t mismatched;	/* tcp rr client: answers to another request */
 	uint64_t sent, behind;	/* --rate: requests sent, sends skipped */
+	/* --raw: what the server did that a request/response peer should not */
+	uint64_t unexpected_bytes;
+	int closed_flows, silent_flows, overlong_flows;
 	struct hist lat_unc;	/* --rate: latency from the actual send */
 	struct cpu_snap cpu_start, cpu_end;
 	int num_flows;

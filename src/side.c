@@ -48,6 +48,9 @@ int side_init(struct side *s, struct options *o, const struct workload *wl,
 	s->rs.is_client = is_client;
 	s->rs.request_size = o->request_size;
 	s->rs.response_size = o->response_size;
+	s->rs.raw = o->raw_spec;
+	if (o->raw_spec)
+		s->rs.response_size = o->raw_spec->resp_size;
 	s->rs.do_read = o->enable_read;
 	s->rs.do_write = o->enable_write;
 	s->rs.interval_ns = (uint64_t)(o->interval * NSEC_PER_SEC);

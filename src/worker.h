@@ -48,6 +48,7 @@ struct run_shared {
 	long trace_recs_per_worker;
 	int trace_hist;		/* --trace=hist: BPF keeps it all */
 	struct script *script;	/* --script: NULL when none */
+	const struct raw_spec *raw;	/* --raw: NULL with a netstage server */
 };
 
 /* --trace: the stage lists this side's transactions follow. */

@@ -51,6 +51,8 @@ static void reconnect(struct worker *w, struct flow *f, uint64_t now)
 	}
 	f->fd = fd;
 	f->hooked = w->sw != NULL;
+	f->raw = (struct raw_rx){ 0 };
+	f->pend_len = 0;
 	f->t_send = now;
 	/* Traced: BPF gives the socket its storage as connect() sends. */
 	if (rs->tracer)

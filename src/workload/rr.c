@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -66,12 +67,17 @@ static void flow_failed(struct worker *w, struct flow *f, int err)
 {
 	if (err != ECONNRESET && err != EPIPE)
 		w->errors++;
+	else
+		f->peer_closed = 1;
 	worker_flow_closed(w, f);
 }
 
 /* Sequence numbers (seq.h) as this side's message sizes allow. */
 static size_t seq_len(const struct worker *w)
 {
+	/* A server we did not write echoes nothing. */
+	if (w->rs->raw)
+		return 0;
 	return seq_width(w->rs->request_size, w->rs->response_size);
 }
 
@@ -95,9 +101,12 @@ static void take_seq(struct worker *w, struct flow *f, size_t off, size_t r)
 static int send_from(struct worker *w, struct flow *f, size_t *off,
 		     size_t size)
 {
+	/* --raw: the user's request; else the bytes' content is ours. */
+	const char *raw = w->rs->raw ? w->rs->raw->req : NULL;
+
 	while (*off < size) {
-		ssize_t r = io_send(w, f->fd, w->buf, chunk(w, size - *off),
-				 MSG_NOSIGNAL);
+		ssize_t r = io_send(w, f->fd, raw ? raw + *off : w->buf,
+				    chunk(w, size - *off), MSG_NOSIGNAL);
 
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -175,6 +184,7 @@ static void message_received(struct worker *w, struct flow *f)
 	if (w->rs->is_client) {
 		now = now_ns();
 		hist_add(f->lat, now - f->t_send);
+		f->t_progress = now;
 		f->transactions++;
 		if (!answers(w, f, f->seq_out))
 			f->mismatched++;
@@ -193,6 +203,90 @@ static void message_received(struct worker *w, struct flow *f)
 enum { READ_FAILED = -1, READ_NOTHING, READ_PART, READ_WHOLE };
 
 /*
+ * --raw with --response-end: responses are found by their terminator,
+ * or with -R beside it, checked against it.
+ */
+static int framed(const struct worker *w)
+{
+	return w->rs->raw && w->rs->is_client && w->rs->raw->end_len;
+}
+
+/* Several requests in flight: bytes after a response start the next. */
+static int pipelined(const struct worker *w)
+{
+	return w->rs->o->burst > 1 || w->rs->o->rate > 0;
+}
+
+/*
+ * Bytes read past the response's end: the next responses' when several
+ * are in flight, kept for the next read; else no request asked for them.
+ */
+static void keep_rest(struct worker *w, struct flow *f, const char *rest,
+		      size_t n)
+{
+	if (!pipelined(w)) {
+		f->unexpected += n;
+		f->pend_len = 0;
+		return;
+	}
+	if (!f->pend)
+		f->pend = xcalloc(1, w->rs->o->buffer_size);
+	memmove(f->pend, rest, n);
+	f->pend_off = 0;
+	f->pend_len = n;
+}
+
+/*
+ * read_chunk() for terminated responses: a read takes what the socket
+ * has, up to -B bytes, and the framing says where the response ends.
+ */
+static int read_framed(struct worker *w, struct flow *f)
+{
+	const char *p = f->pend + f->pend_off;
+	size_t n = f->pend_len, used;
+	ssize_t r;
+	int rc;
+
+	if (!n) {
+		/* Sized: never read into the next response (BPF counts). */
+		n = w->rs->o->buffer_size;
+		if (w->rs->response_size &&
+		    w->rs->response_size - f->raw.len < n)
+			n = w->rs->response_size - f->raw.len;
+		do
+			r = rr_recv(w, f, n);
+		while (r < 0 && errno == EINTR);
+		if (r < 0 && errno == EAGAIN)
+			return READ_NOTHING;
+		if (r <= 0) {
+			flow_failed(w, f, r ? errno : ECONNRESET);
+			return READ_FAILED;
+		}
+		f->bytes_read += r;
+		p = w->buf;
+		n = r;
+	}
+	rc = raw_frame(w->rs->raw, &f->raw, p, n, &used);
+	if (rc == RAW_OVERLONG) {
+		f->overlong = 1;
+		flow_failed(w, f, EMSGSIZE);
+		return READ_FAILED;
+	}
+	f->off += used;
+	if (p != w->buf) {
+		f->pend_off += used;
+		f->pend_len -= used;
+	}
+	if (rc == RAW_MORE)
+		return READ_PART;
+	if (rc == RAW_BADEND)
+		f->mismatched++;
+	if (n > used)
+		keep_rest(w, f, p + used, n - used);
+	return READ_WHOLE;
+}
+
+/*
  * Read once toward the inbound message; READ_FAILED closed the flow.
  * A message's EPOLL_RET is the wake-up its first read followed, if that
  * read was the first since (*woken): one read later in the same round,
@@ -206,6 +300,8 @@ static int read_chunk(struct worker *w, struct flow *f, int *woken)
 	if (f->off == 0)
 		f->t_epoll = *woken ? w->t_epoll : 0;
 	*woken = 0;
+	if (framed(w))
+		return read_framed(w, f);
 
 	do
 		r = rr_recv(w, f, chunk(w, size - f->off));
@@ -309,6 +405,7 @@ static void burst_read(struct worker *w, struct flow *f)
 			if (!answers(w, f, f->seq_recv))
 				f->mismatched++;
 			f->transactions++;
+			f->t_progress = now;
 			f->off = 0;
 			f->t_send = f->sent_at[f->seq_recv % n];
 			if (open_loop(w)) {
@@ -328,7 +425,8 @@ static void burst_read(struct worker *w, struct flow *f)
 				burst_pump(w, f);
 			}
 		}
-		if (!edge)
+		/* Bytes kept from the last read are read by nobody else. */
+		if (!edge && !f->pend_len)
 			return;
 	}
 }
@@ -501,6 +599,7 @@ void rr_run_blocking(struct worker *w, struct flow *f)
 		if (client) {
 			hist_add(f->lat, now - t0);
 			f->t_send = t0;
+			f->t_progress = now;
 		}
 		if (w->tw)
 			traced(w, f, now);

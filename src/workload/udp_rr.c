@@ -28,7 +28,17 @@ enum { URR_WAITING = 1 };
 
 static size_t seq_bytes(const struct run_shared *rs)
 {
+	/* A server we did not write echoes nothing. */
+	if (rs->raw)
+		return 0;
 	return seq_width(rs->request_size, rs->response_size);
+}
+
+/* Does a datagram of n bytes have the size of a response? */
+static int response_sized(const struct run_shared *rs, size_t n)
+{
+	/* --raw without -R: any datagram is the response. */
+	return n == rs->response_size || (rs->raw && !rs->response_size);
 }
 
 static void traced(struct worker *w, struct flow *f, uint64_t sent,
@@ -51,7 +61,8 @@ static void send_request(struct worker *w, struct flow *f, uint64_t now)
 	f->t_send = now;
 	f->deadline = now + (uint64_t)rs->o->rr_timeout * 1000000;
 	f->state = URR_WAITING;
-	r = io_send(w, f->fd, w->buf, rs->request_size, MSG_DONTWAIT);
+	r = io_send(w, f->fd, rs->raw ? rs->raw->req : w->buf,
+		    rs->request_size, MSG_DONTWAIT);
 	if (r < 0)
 		w->errors++;	/* refused or full: it will time out */
 	else
@@ -76,7 +87,14 @@ static void client_read(struct worker *w, struct flow *f)
 			return;
 		}
 		seq_take(&seq, n, w->buf, 0, r);
-		if ((size_t)r != rs->response_size ||
+		if (rs->raw && !response_sized(rs, r)) {
+			/* Not what -R says a response is. */
+			f->unexpected += r;
+			if (w->tw)
+				trace_worker_drop(w->tw);
+			continue;
+		}
+		if (!response_sized(rs, r) ||
 		    seq != seq_trunc(f->seq_out, n) ||
 		    f->state != URR_WAITING) {
 			f->late++;
@@ -87,6 +105,7 @@ static void client_read(struct worker *w, struct flow *f)
 		now = now_ns();
 		f->bytes_read += r;
 		hist_add(f->lat, now - f->t_send);
+		f->t_progress = now;
 		f->transactions++;
 		if (w->tw)
 			traced(w, f, f->t_send,
