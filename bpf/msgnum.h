@@ -119,6 +119,30 @@ NS_INLINE void ns_arrived(struct ns_arrivals *a, unsigned int size,
 	}
 }
 
+/*
+ * Messages of no fixed size (observe): the receive track names the one
+ * start expected next, armed as the response before it begins. Every
+ * packet carrying that byte notes its arrival, so a copy dropped before
+ * TCP took it (netfilter, a full backlog) is superseded by the copy TCP
+ * takes, which disarms the track (ns_turn_taken).
+ */
+NS_INLINE void ns_arrived_turn(struct ns_arrivals *a, unsigned int seq,
+			       unsigned int len, unsigned long long now)
+{
+	unsigned int s = NS_SLOT(a->rx.idx);
+
+	if (!a->rx.armed || a->rx.next - seq >= len)
+		return;
+	a->tag[s] = a->rx.next;
+	a->time[s] = now;
+}
+
+/* TCP took the expected start: no later copy of it is an arrival. */
+NS_INLINE void ns_turn_taken(struct ns_arrivals *a)
+{
+	a->rx.armed = 0;
+}
+
 /* When message m, first byte at sequence number sb, arrived; 0: unseen. */
 NS_INLINE unsigned long long ns_arrival_of(const struct ns_arrivals *a,
 					   unsigned int m, unsigned int sb)

@@ -40,6 +40,7 @@ const volatile __u32 tx_size[2];	/* [side]: bytes of an outbound one */
 const volatile __u16 data_port;		/* packets to or from it are ours */
 const volatile __u8 side;		/* enum ns_side of this process */
 const volatile __u8 hist_mode;		/* --trace=hist: no records */
+const volatile __u32 observe_tgid;	/* observe: the server's process */
 /* The kernel has no tcp_sendmsg_locked tracepoint: no TCP_SEND. */
 const volatile __u8 no_tcp_send;
 /*
@@ -66,6 +67,18 @@ struct {
 	__type(key, __u32);
 	__type(value, __u32);
 } threads SEC(".maps");
+
+/*
+ * observe: when each of the server's threads last returned from
+ * epoll_wait or poll with something ready; its next read of a request
+ * takes it as POLL_RET.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, __u64);
+} poll_ret SEC(".maps");
 
 /* One ring per worker, so each worker reads only its own records. */
 struct {
@@ -417,7 +430,9 @@ int BPF_PROG(netif_receive_skb, struct sk_buff *skb)
 		return 0;
 	}
 	a = bpf_map_lookup_elem(&arrivals, &p.c);
-	if (a)
+	if (a && NS_IS_OBS(side))
+		ns_arrived_turn(a, p.seq, p.len, bpf_ktime_get_ns());
+	else if (a)
 		ns_arrived(a, rx_size[NS_IS_SERVER(side)], p.seq, p.len,
 			   bpf_ktime_get_ns());
 	return 0;
@@ -457,7 +472,12 @@ static __always_inline struct ns_sk *new_storage(const struct sock *sk)
 	struct ns_sk *st = bpf_sk_storage_get(&socks, (struct sock *)sk, 0,
 					      BPF_SK_STORAGE_GET_F_CREATE);
 
-	if (st) {
+	if (st && NS_IS_OBS(side)) {
+		/* One ring; a connection is named by its client's port. */
+		st->side = side;
+		st->worker = 0;
+		st->flow_id = bpf_ntohs(sk->__sk_common.skc_dport);
+	} else if (st) {
 		st->side = side;
 		st->worker = NS_NO_WORKER;
 		st->flow_id = NS_NO_FLOW;
@@ -544,11 +564,80 @@ static __always_inline int tcp_rx(struct sock *sk, const struct sk_buff *skb)
 	return 0;
 }
 
+/*
+ * observe: a request is what the server reads until it writes. The
+ * first new payload since the response before it began (or since the
+ * handshake) starts the next one; its arrival is the copy of its first
+ * byte that came last before TCP took it.
+ */
+static __always_inline int obs_rx(struct sock *sk, const struct sk_buff *skb,
+				  struct ns_sk *st)
+{
+	struct ns_arrivals *a;
+	struct tcp_sock *tp;
+	struct conn c = {};
+	__u32 seq, len, i;
+	__u64 *sl;
+	__u8 th[16];
+
+	if (st->rx_open || st->late)
+		return 0;
+	tp = bpf_skc_to_tcp_sock(sk);
+	if (!tp || bpf_probe_read_kernel(th, sizeof(th), skb->data))
+		return 0;
+	len = (th[12] >> 4) * 4;
+	if (skb->len <= len)
+		return 0;	/* a pure ACK */
+	len = skb->len - len;
+	seq = be32(th + 4);
+	/* Nothing new: bytes TCP has already. */
+	if (ns_diff(seq + len, tp->rcv_nxt) <= 0)
+		return 0;
+	sl = slot(st, st->rx_seen);
+	for (i = 0; i < NS_K_COUNT; i++)
+		sl[i] = 0;
+	st->rx_open = 1;
+	st->rx_seen++;
+	/* Ahead of a hole: the request's first byte went by unseen. */
+	if (ns_diff(seq, tp->rcv_nxt) > 0)
+		return 0;
+	sl[NS_K_TCP_RX] = bpf_ktime_get_ns();
+	sock_conn(sk, bpf_ntohs(skb->protocol) == ETH_P_IP, &c);
+	a = bpf_map_lookup_elem(&arrivals, &c);
+	if (!a)
+		return 0;
+	sl[NS_K_NETIF_RX] = ns_arrival_of(a, st->rx_seen - 1, tp->rcv_nxt);
+	ns_turn_taken(a);
+	return 0;
+}
+
+/*
+ * observe: a connection of the port met after its handshake (it was
+ * there before observe began) gets storage here, and is timed from the
+ * request after the next response: it may be in the middle of one.
+ */
+static __always_inline int obs_tcp_rx(struct sock *sk,
+				      const struct sk_buff *skb)
+{
+	struct ns_sk *st = lookup(sk);
+
+	if (st)
+		return obs_rx(sk, skb, st);
+	if (sk->__sk_common.skc_num != data_port)
+		return 0;
+	st = new_storage(sk);
+	if (st)
+		st->late = 1;
+	return 0;
+}
+
 SEC("tp_btf/tcp_probe")
 int BPF_PROG(tcp_probe, struct sock *sk, const struct sk_buff *skb)
 {
 	if (empty)
 		return 0;
+	if (NS_IS_OBS(side))
+		return obs_tcp_rx(sk, skb);
 	return tcp_rx(sk, skb);
 }
 
@@ -557,6 +646,8 @@ int BPF_PROG(tcp_rcv_established, struct sock *sk, struct sk_buff *skb)
 {
 	if (empty)
 		return 0;
+	if (NS_IS_OBS(side))
+		return obs_tcp_rx(sk, skb);
 	return tcp_rx(sk, skb);
 }
 
@@ -666,6 +757,12 @@ int BPF_PROG(sk_data_ready, const struct sock *sk)
 		return 0;
 	if (NS_IS_UDP(st->side))
 		return udp_ready(sk, st);
+	if (NS_IS_OBS(st->side)) {
+		sl = slot(st, st->rx_seen - 1);
+		if (st->rx_open && sl[NS_K_TCP_RX] && !sl[NS_K_DATA_READY])
+			sl[NS_K_DATA_READY] = bpf_ktime_get_ns();
+		return 0;
+	}
 	m = st->rx_msgs;
 	for (i = 0; i < NS_SLOTS && ns_diff(m, st->rx_seen) < 0; i++, m++) {
 		sl = slot(st, m);
@@ -704,6 +801,53 @@ static __always_inline void tx_track_late(struct sock *sk, struct ns_sk *st,
 	st->tx_tracked = 1;
 }
 
+/* observe: the transaction whose response began goes to user space. */
+static __always_inline void obs_emit(struct ns_sk *st)
+{
+	__u32 m = st->tx_begun - 1;
+
+	st->tx_open = 0;
+	st->tx_msgs = m + 1;
+	emit(st, m);
+}
+
+/*
+ * observe: a read of the request. Its first read takes the thread's
+ * last epoll/poll return as POLL_RET, if that came after the request
+ * did (else the thread did not wait for it); the last read before the
+ * response is RECV_RET. The first read after a response ends that
+ * transaction: its send has returned, in this very thread.
+ */
+static __always_inline int obs_read(struct ns_sk *st)
+{
+	__u64 *sl, *poll;
+
+	if (st->late)
+		return 0;
+	if (st->tx_open)
+		obs_emit(st);
+	if (!st->rx_open)
+		return 0;
+	sl = slot(st, st->rx_seen - 1);
+	if (!sl[NS_K_RECV_RET]) {
+		poll = bpf_task_storage_get(&poll_ret,
+					    bpf_get_current_task_btf(), 0, 0);
+		if (poll && sl[NS_K_TCP_RX] && *poll >= sl[NS_K_TCP_RX])
+			sl[NS_K_POLL_RET] = *poll;
+	}
+	sl[NS_K_RECV_RET] = bpf_ktime_get_ns();
+	return 0;
+}
+
+/* observe: the last send of the response is its SEND_RET. */
+static __always_inline int obs_sent(struct ns_sk *st)
+{
+	if (st->tx_open)
+		slot(st, st->tx_begun - 1)[NS_K_SEND_RET] =
+			bpf_ktime_get_ns();
+	return 0;
+}
+
 /*
  * A recv (rx) or send of ret bytes on the socket. The call that brings
  * the message to its size stamps RECV_RET or SEND_RET, and ends the
@@ -717,6 +861,8 @@ static __always_inline int message_part(struct sock *sk, int ret, int rx)
 
 	if (!st)
 		return 0;
+	if (NS_IS_OBS(st->side))
+		return rx ? obs_read(st) : obs_sent(st);
 	side = st->side & 1;
 	if (rx && NS_IS_UDP(st->side))
 		udp_read(sk, st);
@@ -750,6 +896,41 @@ int BPF_PROG(sock_recv_length, struct sock *sk, int ret, int flags)
 }
 
 /*
+ * observe: the first send after a request began is its response: the
+ * request has ended, and the next one starts at rcv_nxt (one request
+ * in flight per connection). A connection met mid-stream is timed from
+ * here on.
+ */
+static __always_inline int obs_send(const struct sock *sk, struct ns_sk *st)
+{
+	struct ns_arrivals *a;
+	struct tcp_sock *tp;
+	struct conn c = {};
+	__u32 m;
+
+	if (!st->rx_open && !st->late)
+		return 0;
+	tp = bpf_skc_to_tcp_sock((void *)sk);
+	if (!tp)
+		return 0;
+	sock_conn(sk, sock_v4(sk), &c);
+	a = arrivals_get(&c);
+	if (a)
+		ns_arm(&a->rx, tp->rcv_nxt, st->rx_seen);
+	if (st->late) {
+		st->late = 0;
+		return 0;
+	}
+	st->rx_open = 0;
+	m = st->rx_seen - 1;
+	slot(st, m)[NS_K_TCP_SEND] = bpf_ktime_get_ns();
+	st->tx_seq[NS_SLOT(m)] = tp->write_seq;
+	st->tx_begun = m + 1;
+	st->tx_open = 1;
+	return 0;
+}
+
+/*
  * Inside tcp_sendmsg_locked, before it copies: write_seq is where the
  * bytes go. The first call of a message notes its first byte's number.
  */
@@ -765,6 +946,8 @@ int BPF_PROG(tcp_sendmsg_locked, const struct sock *sk, const struct msghdr *msg
 	if (empty)
 		return 0;
 	st = lookup(sk);
+	if (st && NS_IS_OBS(st->side))
+		return obs_send(sk, st);
 	if (!st || st->tx_bytes)
 		return 0;
 	tp = bpf_skc_to_tcp_sock((void *)sk);
@@ -924,6 +1107,13 @@ int BPF_PROG(inet_sock_set_state, const struct sock *sk, const int oldstate,
 				   bpf_ktime_get_ns());
 		return 0;
 	}
+	if (newstate != TCP_ESTABLISHED && NS_IS_OBS(side)) {
+		/* Closing: the transaction in its response ends here. */
+		st = lookup(sk);
+		if (st && st->tx_open && oldstate == TCP_ESTABLISHED)
+			obs_emit(st);
+		return 0;
+	}
 	if (newstate != TCP_ESTABLISHED)
 		return 0;
 	if (server ? sk->__sk_common.skc_num != data_port
@@ -936,13 +1126,60 @@ int BPF_PROG(inet_sock_set_state, const struct sock *sk, const int oldstate,
 		ns_arm(&a->rx, tp->rcv_nxt, 0);
 		ns_arm(&a->tx, tp->write_seq, 0);
 	}
-	if (!NS_IS_CRR(side))
+	if (!NS_IS_CRR(side) && !NS_IS_OBS(side))
 		return 0;
 	st = lookup(sk);
 	if (!st && server)
 		st = new_storage(sk);
-	if (st)
+	if (st && NS_IS_CRR(side))
 		stamp_once(slot(st, 0), NS_K_ESTABLISHED, bpf_ktime_get_ns());
+	return 0;
+}
+
+/* The syscalls a server waits in for its sockets to be ready. */
+static __always_inline int is_poll(long nr)
+{
+#if defined(__TARGET_ARCH_x86)
+	return nr == 7 || nr == 23 || nr == 232 || nr == 270 || nr == 271 ||
+	       nr == 281 || nr == 441;	/* poll, select, epoll_wait, pselect6,
+					 * ppoll, epoll_pwait, epoll_pwait2 */
+#elif defined(__TARGET_ARCH_arm64)
+	return nr == 22 || nr == 72 || nr == 73 || nr == 441;
+#else
+	return 0;
+#endif
+}
+
+static __always_inline long syscall_nr(const struct pt_regs *regs)
+{
+#if defined(__TARGET_ARCH_x86)
+	return regs->orig_ax;
+#elif defined(__TARGET_ARCH_arm64)
+	return regs->syscallno;
+#else
+	return -1;
+#endif
+}
+
+/*
+ * observe: every system call of the machine returns through here, so
+ * the observed process is tested first; a wait that returned something
+ * ready is noted for the thread (obs_read takes it).
+ */
+SEC("tp_btf/sys_exit")
+int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
+{
+	__u64 *t;
+
+	if ((bpf_get_current_pid_tgid() >> 32) != observe_tgid || ret <= 0 ||
+	    empty)
+		return 0;
+	if (!is_poll(syscall_nr(regs)))
+		return 0;
+	t = bpf_task_storage_get(&poll_ret, bpf_get_current_task_btf(), 0,
+				 BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (t)
+		*t = bpf_ktime_get_ns();
 	return 0;
 }
 

@@ -27,7 +27,8 @@
 	X(CONNECT, U)	  /* tcp_crr client: worker opens the connection */ \
 	X(SYN_SENT, K)	  /* tcp_crr: connect() sends the SYN */		\
 	X(ESTABLISHED, K) /* tcp_crr: the handshake completes on the socket */ \
-	X(ACCEPT_RET, U)  /* tcp_crr server: accept() returned the socket */
+	X(ACCEPT_RET, U)  /* tcp_crr server: accept() returned the socket */ \
+	X(POLL_RET, K)	  /* observe: the reader's epoll/poll return */
 
 #define NS_B_ENUM(name, where) NS_B_##name,
 enum ns_boundary { NS_BOUNDARIES(NS_B_ENUM) NS_B_COUNT };
@@ -99,7 +100,14 @@ enum ns_kboundary { NS_BOUNDARIES(NS_K_ENUM) NS_K_COUNT };
 	X(SERVER_UDP, recv_call, EPOLL_RET, RECV_RET)		\
 	X(SERVER_UDP, app, RECV_RET, APP_SEND)			\
 	X(SERVER_UDP, send_call, APP_SEND, DEV_XMIT)		\
-	X(SERVER_UDP, send_return, DEV_XMIT, APP_DONE)
+	X(SERVER_UDP, send_return, DEV_XMIT, APP_DONE)		\
+	X(SERVER_OBS, softirq_rx, NETIF_RX, TCP_RX)		\
+	X(SERVER_OBS, tcp_rx, TCP_RX, DATA_READY)		\
+	X(SERVER_OBS, wakeup, DATA_READY, POLL_RET)		\
+	X(SERVER_OBS, recv_call, POLL_RET, RECV_RET)		\
+	X(SERVER_OBS, app, RECV_RET, TCP_SEND)			\
+	X(SERVER_OBS, tcp_tx, TCP_SEND, DEV_XMIT)		\
+	X(SERVER_OBS, send_return, DEV_XMIT, SEND_RET)
 
 /*
  * --trace=hist: the stages BPF can time alone, between kernel
@@ -141,18 +149,23 @@ enum ns_kboundary { NS_BOUNDARIES(NS_K_ENUM) NS_K_COUNT };
 /*
  * Which end, and over which transport: bit 0 is the end (client 0,
  * server 1), bit 1 says UDP, bit 2 a connection per transaction
- * (tcp_crr). Stage lists are by this value.
+ * (tcp_crr), bit 3 a server netstage observes but did not write
+ * (`netstage observe`): its messages have no size BPF knows, so a
+ * request is what the server reads until it writes, and the response
+ * what it writes until it reads again. Stage lists are by this value.
  */
 enum ns_side {
 	NS_CLIENT = 0, NS_SERVER = 1, NS_CLIENT_UDP = 2, NS_SERVER_UDP = 3,
-	NS_CLIENT_CRR = 4, NS_SERVER_CRR = 5
+	NS_CLIENT_CRR = 4, NS_SERVER_CRR = 5, NS_SERVER_OBS = 9
 };
-#define NS_SIDES 6
+#define NS_SIDES 10
 #define NS_UDP_BIT 2
 #define NS_CRR_BIT 4
+#define NS_OBS_BIT 8
 #define NS_IS_SERVER(s) ((s) & 1)
 #define NS_IS_UDP(s) ((s) & NS_UDP_BIT)
 #define NS_IS_CRR(s) ((s) & NS_CRR_BIT)
+#define NS_IS_OBS(s) ((s) & NS_OBS_BIT)
 
 /* Stages of a side at most (a tcp_crr client's: 11). */
 #define NS_MAX_STAGES 12
@@ -185,6 +198,11 @@ struct ns_sk {
 	unsigned char side;	/* enum ns_side: end and transport */
 	/* kept by BPF; messages are numbered from the stream's start */
 	unsigned char tx_tracked;	/* no tcp_sendmsg_locked: track armed */
+	/* observe: the turn a connection is in (messages have no size) */
+	unsigned char rx_open;	/* a request began and no response yet */
+	unsigned char tx_open;	/* a response began, its record not sent */
+	unsigned char late;	/* met mid-stream: wait for a response */
+	unsigned char pad0;
 	unsigned int rx_msgs;	/* inbound messages read whole */
 	unsigned int tx_msgs;	/* outbound messages sent whole */
 	unsigned int rx_seen;	/* inbound messages whose start TCP saw */

@@ -22,6 +22,7 @@ static void usage_all(FILE *f)
 	fprintf(f,
 		"usage: netstage WORKLOAD [options]   (WORKLOAD: %s)\n"
 		"       netstage WORKLOAD --help      options of a workload\n"
+		"       netstage observe --port PORT  time another server's requests\n"
 		"  e.g. netstage tcp_rr --local -l 5\n",
 		workload_names());
 }
@@ -97,6 +98,8 @@ static int run(struct options *o, const struct workload *wl)
 	}
 	if (o->local)
 		return local_run(o, wl);
+	if (wl->bit == W_OBSERVE)
+		return observe_run(o, wl);
 	if (!o->client)
 		log_set_role("netstage server");
 	return o->client ? client_run(o, wl) : server_run(o, wl);

@@ -18,6 +18,7 @@ enum {
 	W_UDP_STREAM = 1 << 2,
 	W_TCP_CRR = 1 << 3,
 	W_UDP_RR = 1 << 4,
+	W_OBSERVE = 1 << 5,	/* `netstage observe`: no traffic of its own */
 	W_RR = W_TCP_RR | W_TCP_CRR | W_UDP_RR,
 	W_STREAM = W_TCP_STREAM | W_UDP_STREAM,
 	W_ALL = W_RR | W_STREAM,
@@ -87,6 +88,7 @@ struct options {
 	char *request_data;
 	char *request_file;
 	char *response_end;
+	int pid;		/* observe: the server's process (0: by port) */
 	/* tracing (rr) */
 	int trace;		/* 0 off, 1 records, 2 hist */
 	char *trace_records;	/* CSV of merged records, or NULL */

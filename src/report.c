@@ -213,9 +213,35 @@ static void open_loop_kv(const struct side_result *r,
 	}
 }
 
+/*
+ * observe: what the observer counted of the server's transactions (it
+ * sends nothing, so no bytes, flows or latency of its own), and how
+ * they went by kernel stage.
+ */
+static void observe_kv(const struct side_result *r,
+		       const struct run_shared *rs, struct kv_list *out)
+{
+	kv_num(out, "time_start", ns_to_s(r->t_start), 9);
+	kv_int(out, "observed_port", rs->o->port);
+	kv_int(out, "observed_pid", r->observed_pid);
+	kv_num(out, "duration_s", ns_to_s(r->t_end - r->t_start), 3);
+	kv_uint(out, "num_transactions", r->transactions);
+	kv_num(out, "throughput", r->throughput, 2);
+	kv_int(out, "num_cpus", cpu_count());
+	cpu_kv("local", cpu_util(&r->cpu_start, &r->cpu_end), -1, out);
+	trace_kv(&r->trace, rs->tracer, r->trace_off, r->transactions, out);
+	if (r->error)
+		kv_str(out, "error", r->error);
+	kv_num(out, "time_end", ns_to_s(r->t_end), 9);
+}
+
 void report_kv(const struct side_result *r, const struct run_shared *rs,
 	       struct kv_list *out)
 {
+	if (rs->wl->bit == W_OBSERVE) {
+		observe_kv(r, rs, out);
+		return;
+	}
 	if (!r->is_client)
 		kv_int(out, "invalid_secret_count", r->invalid_secret_count);
 	kv_num(out, "time_start", ns_to_s(r->t_start), 9);

@@ -28,6 +28,7 @@ struct side_result {
 	/* --raw: what the server did that a request/response peer should not */
 	uint64_t unexpected_bytes;
 	int closed_flows, silent_flows, overlong_flows;
+	int observed_pid;	/* observe: the server's process */
 	struct hist lat_unc;	/* --rate: latency from the actual send */
 	struct cpu_snap cpu_start, cpu_end;
 	int num_flows;

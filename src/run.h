@@ -9,5 +9,7 @@
 int server_run(struct options *o, const struct workload *wl);
 int client_run(struct options *o, const struct workload *wl);
 int local_run(struct options *o, const struct workload *wl);
+/* `netstage observe`: a server's transactions, from the kernel alone. */
+int observe_run(struct options *o, const struct workload *wl);
 
 #endif

@@ -176,6 +176,13 @@ void side_stop(struct side *s)
 	s->started = 0;
 }
 
+static const char *side_role(const struct side *s)
+{
+	if (s->wl->bit == W_OBSERVE)
+		return "observe";
+	return s->rs.is_client ? "client" : "server";
+}
+
 int side_finish(struct side *s)
 {
 	struct kv_list results = { 0 }, opts = { 0 };
@@ -194,8 +201,7 @@ int side_finish(struct side *s)
 	report_print(&results, s->o, stdout);
 	fflush(stdout);
 	if (s->rs.tracer)
-		trace_table(&s->res.trace, stderr,
-			    s->rs.is_client ? "client" : "server");
+		trace_table(&s->res.trace, stderr, side_role(s));
 	if (s->trace_records.f) {
 		trace_records_csv(s->trace_records.f, s->workers, s->nworkers,
 				  trace_side(&s->rs));
@@ -210,8 +216,7 @@ int side_finish(struct side *s)
 	}
 	if (s->json.f) {
 		options_dump(s->o, &opts);
-		write_json(s->json.f, &opts, &results, &s->rs,
-			   s->rs.is_client ? "client" : "server");
+		write_json(s->json.f, &opts, &results, &s->rs, side_role(s));
 		if (out_commit(&s->json, err, sizeof(err)))
 			log_err("%s", err), rc = 1;
 	}

@@ -54,6 +54,8 @@ struct run_shared {
 /* --trace: the stage lists this side's transactions follow. */
 static inline enum ns_side trace_side(const struct run_shared *rs)
 {
+	if (rs->wl->bit == W_OBSERVE)
+		return NS_SERVER_OBS;
 	return (enum ns_side)((rs->is_client ? NS_CLIENT : NS_SERVER) |
 			      (rs->wl->socktype == SOCK_DGRAM ? NS_UDP_BIT : 0) |
 			      (rs->wl->accepts_per_worker ? NS_CRR_BIT : 0));

@@ -39,6 +39,7 @@ extern const struct workload tcp_stream_workload;
 extern const struct workload udp_stream_workload;
 extern const struct workload tcp_crr_workload;
 extern const struct workload udp_rr_workload;
+extern const struct workload observe_workload;
 
 /* By name ("tcp_rr"); NULL if there is none. */
 const struct workload *workload_find(const char *name);

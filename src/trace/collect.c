@@ -22,6 +22,25 @@ static int on_record(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+/*
+ * observe: no worker stamps to wait for; each record is a whole
+ * transaction, merged as it is read.
+ */
+static int on_kernel_record(void *ctx, void *data, size_t size)
+{
+	struct trace_worker *tw = ctx;
+	struct ustamps u = { .no_tcp_send = tw->no_tcp_send };
+	struct ns_krecord rec;
+	struct merged m;
+
+	if (size < sizeof(rec))
+		return 0;
+	memcpy(&rec, data, sizeof(rec));
+	trace_worker_account(tw, merge_transaction(tw->side, &rec, &u, &m),
+			     &m, rec.flow_id, rec.seq);
+	return 0;
+}
+
 int trace_worker_init(struct trace_worker *tw, struct tracer *t, int id,
 		      enum ns_side side, long max_recs)
 {
@@ -34,7 +53,9 @@ int trace_worker_init(struct trace_worker *tw, struct tracer *t, int id,
 	tw->max_recs = max_recs;
 	for (i = 0; i < NS_MAX_STAGES; i++)
 		hist_reset(&tw->stage[i]);
-	tw->rb = ring_buffer__new(tracer_ring_fd(t, id), on_record, tw, NULL);
+	tw->rb = ring_buffer__new(tracer_ring_fd(t, id),
+				  NS_IS_OBS(side) ? on_kernel_record : on_record,
+				  tw, NULL);
 	return tw->rb ? 0 : -errno;
 }
 

@@ -107,17 +107,20 @@ enum merge_result merge_transaction(enum ns_side side,
 	 * even before the call. The data was ready when the reader saw it,
 	 * whichever came first.
 	 */
-	seen = u->epoll_ret ? u->epoll_ret : m->b[NS_B_RECV_RET];
+	seen = u->epoll_ret ? u->epoll_ret :
+	       m->b[NS_B_POLL_RET] ? m->b[NS_B_POLL_RET] : m->b[NS_B_RECV_RET];
 	queued = m->b[NS_IS_UDP(side) ? NS_B_NETIF_RX : NS_B_TCP_RX];
 	if (seen && queued && queued <= seen &&
 	    (!m->b[NS_B_DATA_READY] || m->b[NS_B_DATA_READY] > seen))
 		m->b[NS_B_DATA_READY] = seen;
-	if (!m->b[NS_B_EPOLL_RET]) {
-		/* No epoll: the wait ends where the recv that follows starts. */
-		for (i = 0; i < n; i++)
-			if (d[i].to == NS_B_EPOLL_RET)
-				m->b[NS_B_EPOLL_RET] = m->b[d[i].from];
-	}
+	/*
+	 * No epoll (or, observed, a thread that did not wait for this
+	 * request): the wait ends where the recv that follows starts.
+	 */
+	for (i = 0; i < n; i++)
+		if ((d[i].to == NS_B_EPOLL_RET || d[i].to == NS_B_POLL_RET) &&
+		    !m->b[d[i].to])
+			m->b[d[i].to] = m->b[d[i].from];
 	for (i = 0; i < n; i++) {
 		if (!m->b[d[i].from] || !m->b[d[i].to]) {
 			m->bad = m->b[d[i].from] ? d[i].to : d[i].from;

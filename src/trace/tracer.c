@@ -22,7 +22,7 @@ struct hook {
 	const char *name;
 	const char *fentry;	/* program name, or NULL */
 	const char *tp_btf;	/* program, named as its tracepoint */
-	int only_tcp;		/* or 0: TCP and UDP */
+	int only;		/* ONLY_TCP, ONLY_OBSERVE, or 0: every side */
 	/*
 	 * The kernel may lack it and still have the rest: what it stamps
 	 * is left out, and the note says how the stages change.
@@ -31,9 +31,10 @@ struct hook {
 };
 
 #define ONLY_TCP 1
+#define ONLY_OBSERVE 2
 
 enum { H_NETIF, H_TCP_RX, H_DATA_READY, H_RECV, H_TCP_SEND, H_XMIT, H_SEND,
-       H_STATE, H_COUNT };
+       H_STATE, H_SYSEXIT, H_COUNT };
 
 static const struct hook hooks[H_COUNT] = {
 	[H_NETIF] = { "netif_receive_skb", NULL, "netif_receive_skb", 0 },
@@ -51,12 +52,16 @@ static const struct hook hooks[H_COUNT] = {
 	[H_SEND] = { "sock_send_length", NULL, "sock_send_length", 0 },
 	[H_STATE] = { "inet_sock_set_state", NULL, "inet_sock_set_state",
 		      ONLY_TCP },
+	/* Every syscall of the machine: only observe needs it (POLL_RET). */
+	[H_SYSEXIT] = { "sys_exit", NULL, "sys_exit", ONLY_OBSERVE },
 };
 
 /* Does this side's transport use hook h? */
 static int used(const struct hook *h, enum ns_side side)
 {
-	return !h->only_tcp || !NS_IS_UDP(side);
+	if (h->only == ONLY_OBSERVE)
+		return NS_IS_OBS(side);
+	return h->only != ONLY_TCP || !NS_IS_UDP(side);
 }
 
 struct tracer {
@@ -128,7 +133,8 @@ static int find_missing(struct tracer *t, char *why, size_t len)
 		if (!used(&hooks[i], t->side) || hooks[i].fentry ||
 		    kernel_has(vmlinux, hooks[i].tp_btf))
 			continue;
-		if (!hooks[i].without) {
+		/* observe: a request ends as its response enters TCP. */
+		if (!hooks[i].without || NS_IS_OBS(t->side)) {
 			snprintf(why, len, "tracing off: the kernel has no %s "
 				 "tracepoint", hooks[i].tp_btf);
 			btf__free(vmlinux);
@@ -157,6 +163,7 @@ static struct stages_bpf *open_with(const struct tracer *t,
 	skel->rodata->data_port = cfg->data_port;
 	skel->rodata->side = cfg->side;
 	skel->rodata->hist_mode = cfg->hist_mode;
+	skel->rodata->observe_tgid = cfg->observe_tgid;
 	skel->rodata->no_tcp_send = t->missing[H_TCP_SEND];
 	/* bench/overhead.sh: the cost of entering the programs alone. */
 	skel->rodata->empty = getenv("NETSTAGE_BENCH_EMPTY_BPF") != NULL;

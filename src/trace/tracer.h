@@ -23,6 +23,7 @@ struct tracer_cfg {
 	int nworkers;
 	int verbose;		/* libbpf's messages to stderr */
 	int hist_mode;		/* --trace=hist: histograms in BPF, no rings */
+	uint32_t observe_tgid;	/* observe: the server's process id */
 };
 
 /*

@@ -1,7 +1,9 @@
 #include <stddef.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "../common.h"
+#include "../options.h"
 #include "../workload.h"
 
 static const struct workload *const all[] = {
@@ -10,6 +12,15 @@ static const struct workload *const all[] = {
 	&udp_stream_workload,
 	&tcp_crr_workload,
 	&udp_rr_workload,
+	&observe_workload,
+};
+
+/* observe: no engine; observe.c runs it. */
+const struct workload observe_workload = {
+	.name = "observe",
+	.bit = W_OBSERVE,
+	.socktype = SOCK_STREAM,
+	.is_rr = 1,
 };
 
 const struct workload *workload_find(const char *name)

@@ -1,0 +1,239 @@
+/*
+ * `netstage observe --port PORT`: time the request/response transactions
+ * of a server netstage did not write, from the kernel alone. No traffic
+ * and no workers of its own: the tracer in observe mode (NS_SERVER_OBS),
+ * one ring read every few milliseconds, and the outputs every side has.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/libbpf.h>
+
+#include "common.h"
+#include "run.h"
+#include "side.h"
+#include "trace/collect.h"
+#include "trace/tracer.h"
+
+/* How often the ring is read: BPF does not wake us (BPF_RB_NO_WAKEUP). */
+#define READ_EVERY_MS 10
+
+/* The inodes of TCP sockets listening on port, from one /proc table. */
+static int listening_inodes(const char *table, int port,
+			    unsigned long *ino, int max)
+{
+	FILE *f = fopen(table, "r");
+	char line[512];
+	int n = 0;
+
+	if (!f)
+		return 0;
+	while (n < max && fgets(line, sizeof(line), f)) {
+		unsigned int lport, state;
+		unsigned long inode;
+
+		/* sl local rem st tx:rx tr:when retrnsmt uid timeout inode */
+		if (sscanf(line, " %*d: %*[0-9A-Fa-f]:%x %*s %x %*s %*s %*s "
+			   "%*d %*d %lu", &lport, &state, &inode) == 3 &&
+		    (int)lport == port && state == 0x0A)
+			ino[n++] = inode;
+	}
+	fclose(f);
+	return n;
+}
+
+/* Does process pid hold one of these socket inodes? */
+static int holds_socket(const char *pid, const unsigned long *ino, int n)
+{
+	char dir[64], path[64 + 256], link[64];
+	struct dirent *e;
+	unsigned long i;
+	int found = 0, k;
+	ssize_t len;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "/proc/%.40s/fd", pid);
+	d = opendir(dir);
+	if (!d)
+		return 0;
+	while (!found && (e = readdir(d))) {
+		if (snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) >=
+		    (int)sizeof(path))
+			continue;
+		len = readlink(path, link, sizeof(link) - 1);
+		if (len <= 0)
+			continue;
+		link[len] = '\0';
+		if (sscanf(link, "socket:[%lu]", &i) != 1)
+			continue;
+		for (k = 0; k < n; k++)
+			found |= ino[k] == i;
+	}
+	closedir(d);
+	return found;
+}
+
+/* The process listening on TCP port: its pid, or -1 with why. */
+static int find_listener(int port, char *why, size_t len)
+{
+	unsigned long ino[64];
+	struct dirent *e;
+	int n, pid = -1;
+	DIR *d;
+
+	n = listening_inodes("/proc/net/tcp", port, ino, 64);
+	n += listening_inodes("/proc/net/tcp6", port, ino + n, 64 - n);
+	if (!n) {
+		snprintf(why, len, "observe: nothing listens on TCP port %d",
+			 port);
+		return -1;
+	}
+	d = opendir("/proc");
+	while (d && pid < 0 && (e = readdir(d)))
+		if (e->d_name[0] >= '1' && e->d_name[0] <= '9' &&
+		    holds_socket(e->d_name, ino, n))
+			pid = atoi(e->d_name);
+	if (d)
+		closedir(d);
+	if (pid < 0)
+		snprintf(why, len, "observe: TCP port %d listens, but no "
+			 "process here holds its socket", port);
+	return pid;
+}
+
+static int alive(int pid)
+{
+	return kill(pid, 0) == 0 || errno != ESRCH;
+}
+
+struct observer {
+	struct side side;
+	int pid;
+	char err[256];
+};
+
+/* The tracer in observe mode and the one reader of its one ring. */
+static int observer_open(struct observer *ob)
+{
+	struct side *s = &ob->side;
+	struct tracer_cfg cfg = {
+		.side = NS_SERVER_OBS,
+		.data_port = s->o->port,
+		.nworkers = 1,
+		.verbose = s->o->logtostderr,
+		.observe_tgid = ob->pid,
+	};
+	struct worker *w;
+
+	s->rs.tracer = tracer_open(&cfg, s->trace_off, sizeof(s->trace_off));
+	if (!s->rs.tracer) {
+		snprintf(ob->err, sizeof(ob->err), "observe: %.200s",
+			 s->trace_off);
+		return -1;
+	}
+	log_info("observing pid %d on port %d with %s", ob->pid, s->o->port,
+		 tracer_hooks(s->rs.tracer));
+	s->workers = w = xcalloc(1, sizeof(*w));
+	s->nworkers = 1;
+	w->epfd = -1;
+	w->rs = &s->rs;
+	w->tw = xcalloc(1, sizeof(*w->tw));
+	if (trace_worker_init(w->tw, s->rs.tracer, 0, NS_SERVER_OBS,
+			      s->o->trace_max_records)) {
+		snprintf(ob->err, sizeof(ob->err), "observe: ring buffer: %s",
+			 strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* Read records until the time is up, a signal, or the server is gone. */
+static int observe_loop(struct observer *ob)
+{
+	struct side *s = &ob->side;
+	struct trace_worker *tw = s->workers[0].tw;
+	uint64_t end = s->res.t_start + s->o->test_length * NSEC_PER_SEC;
+	int rc = 0;
+
+	while (now_ns() < end) {
+		poll(NULL, 0, READ_EVERY_MS);
+		ring_buffer__consume(tw->rb);
+		/* Ctrl-C ends an observation as bpftrace's does: no error. */
+		if (interrupted == INTERRUPTED_SIGNAL)
+			break;
+		if (interrupted) {
+			s->res.error = interrupted_why();
+			rc = 1;
+			break;
+		}
+		if (!alive(ob->pid)) {
+			s->res.error = "the observed process exited";
+			rc = 1;
+			break;
+		}
+	}
+	s->res.t_end = now_ns();
+	ring_buffer__consume(tw->rb);
+	return rc;
+}
+
+static void observe_results(struct observer *ob)
+{
+	struct side *s = &ob->side;
+	struct side_result *r = &s->res;
+	struct trace_worker *tw = s->workers[0].tw;
+	double dur = ns_to_s(r->t_end - r->t_start);
+
+	getrusage(RUSAGE_SELF, &r->ru_end);
+	cpu_read(&r->cpu_end);
+	r->observed_pid = ob->pid;
+	r->transactions = tw->complete + tw->missing + tw->disorder;
+	r->throughput = dur > 0 ? r->transactions / dur : 0;
+	trace_summarise(&r->trace, s->rs.tracer, s->workers, 1,
+			NS_SERVER_OBS);
+}
+
+int observe_run(struct options *o, const struct workload *wl)
+{
+	struct observer *ob = xcalloc(1, sizeof(*ob));
+	int rc;
+
+	log_set_role("netstage observe");
+	if (geteuid() != 0) {
+		log_err("observe: needs root to load its BPF programs");
+		free(ob);
+		return EXIT_RUNTIME;
+	}
+	ob->pid = o->pid ? o->pid : find_listener(o->port, ob->err,
+						  sizeof(ob->err));
+	if (ob->pid > 0 && !alive(ob->pid))
+		snprintf(ob->err, sizeof(ob->err), "observe: no process %d",
+			 ob->pid), ob->pid = -1;
+	rc = ob->pid < 0 ? -1 :
+	     side_init(&ob->side, o, wl, 0, ob->err, sizeof(ob->err));
+	if (!rc)
+		rc = observer_open(ob);
+	if (!rc) {
+		getrusage(RUSAGE_SELF, &ob->side.res.ru_start);
+		cpu_read(&ob->side.res.cpu_start);
+		ob->side.res.t_start = ob->side.rs.t_start = now_ns();
+		rc = observe_loop(ob);
+		observe_results(ob);
+		if (rc)
+			log_err("%s", ob->side.res.error);
+		rc = side_finish(&ob->side) || rc ? EXIT_RUNTIME : 0;
+	} else {
+		log_err("%s", ob->err);
+		rc = EXIT_RUNTIME;
+	}
+	if (ob->pid >= 0 || ob->side.o)
+		side_free(&ob->side);
+	free(ob);
+	return rc;
+}
