@@ -41,6 +41,12 @@ const volatile __u16 data_port;		/* packets to or from it are ours */
 const volatile __u8 side;		/* enum ns_side of this process */
 const volatile __u8 hist_mode;		/* --trace=hist: no records */
 const volatile __u32 observe_tgid;	/* observe: the server's process */
+/*
+ * observe: set by user space once every program is attached. Programs
+ * attach one by one; a connection met before that would miss the
+ * stamps of those not attached yet.
+ */
+volatile __u8 obs_ready;
 /* The kernel has no tcp_sendmsg_locked tracepoint: no TCP_SEND. */
 const volatile __u8 no_tcp_send;
 /*
@@ -469,8 +475,12 @@ static __always_inline void sock_conn(const struct sock *sk, int v4,
  */
 static __always_inline struct ns_sk *new_storage(const struct sock *sk)
 {
-	struct ns_sk *st = bpf_sk_storage_get(&socks, (struct sock *)sk, 0,
-					      BPF_SK_STORAGE_GET_F_CREATE);
+	struct ns_sk *st;
+
+	if (NS_IS_OBS(side) && !obs_ready)
+		return NULL;
+	st = bpf_sk_storage_get(&socks, (struct sock *)sk, 0,
+				BPF_SK_STORAGE_GET_F_CREATE);
 
 	if (st && NS_IS_OBS(side)) {
 		/* One ring; a connection is named by its client's port. */
@@ -1108,9 +1118,13 @@ int BPF_PROG(inet_sock_set_state, const struct sock *sk, const int oldstate,
 		return 0;
 	}
 	if (newstate != TCP_ESTABLISHED && NS_IS_OBS(side)) {
-		/* Closing: the transaction in its response ends here. */
+		/*
+		 * Closing (a peer's FIN may come before the response, so
+		 * from CLOSE_WAIT too): the transaction in its response
+		 * ends here.
+		 */
 		st = lookup(sk);
-		if (st && st->tx_open && oldstate == TCP_ESTABLISHED)
+		if (st && st->tx_open)
 			obs_emit(st);
 		return 0;
 	}

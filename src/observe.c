@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -107,9 +106,22 @@ static int find_listener(int port, char *why, size_t len)
 	return pid;
 }
 
+/* Is the process there and not a zombie its parent has yet to reap? */
 static int alive(int pid)
 {
-	return kill(pid, 0) == 0 || errno != ESRCH;
+	char path[48], line[256], *p;
+	FILE *f;
+	int ok;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	ok = fgets(line, sizeof(line), f) != NULL;
+	fclose(f);
+	/* "pid (comm) S ...": comm may hold spaces and parentheses. */
+	p = ok ? strrchr(line, ')') : NULL;
+	return p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
 }
 
 struct observer {

@@ -183,6 +183,7 @@ void trace_records_csv(FILE *f, struct worker *w, int n, enum ns_side side)
 			const struct trace_rec *tr = &tw->recs[r];
 
 			fprintf(f, "%s,%u,%u,%llu",
+				NS_IS_OBS(side) ? "observe" :
 				NS_IS_SERVER(side) ? "server" : "client",
 				tr->worker, tr->flow_id,
 				(unsigned long long)tr->seq);

@@ -280,6 +280,7 @@ struct tracer *tracer_open(const struct tracer_cfg *cfg, char *why,
 	if ((!cfg->hist_mode && make_rings(t, why, len)) ||
 	    attach(t, fentry, why, len))
 		goto fail;
+	t->skel->bss->obs_ready = 1;
 	t->setup_ns = now_ns() - t0;
 	return t;
 fail:

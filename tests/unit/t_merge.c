@@ -255,9 +255,58 @@ static void t_records_match_transactions_by_flow_and_seq(void **state)
 	free(tw.recs);
 }
 
+/*
+ * observe: every boundary is the kernel's. A thread whose last poll
+ * return came before the request did not wait for it: POLL_RET is 0 in
+ * the record and collapses onto DATA_READY (wakeup 0).
+ */
+static void t_observed_server_stages(void **state)
+{
+	struct ustamps u = { 0 };
+	struct ns_krecord k = { 0 };
+	struct merged m;
+
+	k.t[NS_B_NETIF_RX] = 100;
+	k.t[NS_B_TCP_RX] = 300;
+	k.t[NS_B_DATA_READY] = 600;
+	k.t[NS_B_POLL_RET] = 1000;
+	k.t[NS_B_RECV_RET] = 1500;
+	k.t[NS_B_TCP_SEND] = 2100;
+	k.t[NS_B_DEV_XMIT] = 2800;
+	k.t[NS_B_SEND_RET] = 3600;
+	assert_int_equal(merge_transaction(NS_SERVER_OBS, &k, &u, &m),
+			 MERGE_OK);
+	assert_int_equal(stage_count(NS_SERVER_OBS), 7);
+	assert_int_equal(m.stage[2], 400);	/* wakeup */
+	assert_int_equal(m.stage[3], 500);	/* recv_call */
+	assert_int_equal(m.stage[4], 600);	/* app */
+	assert_int_equal(m.stage[6], 800);	/* send_return */
+	assert_int_equal(sum(&m, NS_SERVER_OBS), 3500);
+	assert_int_equal(m.total, 3500);
+	k.t[NS_B_POLL_RET] = 0;
+	assert_int_equal(merge_transaction(NS_SERVER_OBS, &k, &u, &m),
+			 MERGE_OK);
+	assert_int_equal(m.stage[2], 0);
+	assert_int_equal(m.stage[3], 900);
+	assert_int_equal(sum(&m, NS_SERVER_OBS), 3500);
+	/* A poll return before the wake-up call: the data was seen then. */
+	k.t[NS_B_POLL_RET] = 450;
+	assert_int_equal(merge_transaction(NS_SERVER_OBS, &k, &u, &m),
+			 MERGE_OK);
+	assert_int_equal(m.b[NS_B_DATA_READY], 450);
+	assert_int_equal(m.stage[1], 150);
+	assert_int_equal(m.stage[2], 0);
+	/* No SEND_RET (the record went at close): incomplete, not guessed. */
+	k.t[NS_B_SEND_RET] = 0;
+	assert_int_equal(merge_transaction(NS_SERVER_OBS, &k, &u, &m),
+			 MERGE_MISSING);
+	assert_int_equal(m.bad, NS_B_SEND_RET);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(t_observed_server_stages),
 		cmocka_unit_test(t_each_side_is_a_chain_of_stages),
 		cmocka_unit_test(t_client_stages_are_exact),
 		cmocka_unit_test(t_server_stages_are_exact),

@@ -161,6 +161,37 @@ static void t_a_track_counts_starts_in_order(void **state)
 	assert_int_equal(t.idx, 3);
 }
 
+/*
+ * observe: messages of no size. The track waits for one start; every
+ * copy of the packet carrying it until TCP takes it notes its arrival,
+ * so a copy dropped before TCP (and its retransmission) leave the
+ * retransmission's time, never the lost copy's.
+ */
+static void t_a_turn_keeps_the_copy_tcp_took(void **state)
+{
+	struct ns_arrivals a = { 0 };
+
+	ns_arm(&a.rx, 0xfffffff0u, 7);
+	/* A packet before the start, one after it: no arrival. */
+	ns_arrived_turn(&a, 0xffffffe0u, 16, 100);
+	ns_arrived_turn(&a, 0xfffffff1u, 100, 150);
+	assert_int_equal(ns_arrival_of(&a, 7, 0xfffffff0u), 0);
+	/* The first copy, dropped; its retransmission 200 ms later. */
+	ns_arrived_turn(&a, 0xfffffff0u, 40, 1000);
+	assert_int_equal(ns_arrival_of(&a, 7, 0xfffffff0u), 1000);
+	ns_arrived_turn(&a, 0xffffffe8u, 48, 200001000ULL);
+	assert_int_equal(ns_arrival_of(&a, 7, 0xfffffff0u), 200001000ULL);
+	/* TCP took it: a later duplicate is no arrival of this message. */
+	ns_turn_taken(&a);
+	ns_arrived_turn(&a, 0xfffffff0u, 40, 300000000ULL);
+	assert_int_equal(ns_arrival_of(&a, 7, 0xfffffff0u), 200001000ULL);
+	/* The next turn, across the sequence wrap. */
+	ns_arm(&a.rx, 0x20, 8);
+	ns_arrived_turn(&a, 0x10, 0x20, 5);
+	assert_int_equal(ns_arrival_of(&a, 8, 0x20), 5);
+	assert_int_equal(ns_arrival_of(&a, 7, 0xfffffff0u), 200001000ULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -170,6 +201,7 @@ int main(void)
 		cmocka_unit_test(t_sequence_numbers_wrap),
 		cmocka_unit_test(t_which_transmitted_packet_carries_a_start),
 		cmocka_unit_test(t_a_track_counts_starts_in_order),
+		cmocka_unit_test(t_a_turn_keeps_the_copy_tcp_took),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

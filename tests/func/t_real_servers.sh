@@ -1,0 +1,240 @@
+# Servers netstage did not write (sourced by run.sh): memcached and socat
+# from Debian, driven by --raw and watched by `netstage observe`. Counts
+# are checked against the server's own counters.
+
+# start_memcached [udp]: memcached on DPORT (TCP), and with "udp" on
+# CPORT (UDP) too; MC_PID; killed when the test's subshell exits.
+start_memcached() {
+	local udp=0
+
+	command -v memcached > /dev/null ||
+		{ echo "no memcached"; exit "$SKIP"; }
+	next_ports
+	[ "${1:-}" != udp ] || udp=$CPORT
+	memcached -u nobody -l 127.0.0.1 -p "$DPORT" -U "$udp" -t 1 &
+	MC_PID=$!
+	trap 'kill $MC_PID 2>/dev/null; wait $MC_PID 2>/dev/null' EXIT
+	wait_port "$DPORT"
+	printf 'set k 0 0 5\r\nhello\r\nquit\r\n' |
+		socat -t 2 - "TCP:127.0.0.1:$DPORT" | grep -q STORED
+}
+
+# mc_stat NAME: memcached's own counter NAME.
+mc_stat() {
+	printf 'stats\r\nquit\r\n' | socat -t 2 - "TCP:127.0.0.1:$DPORT" |
+		tr -d '\r' | awk -v k="$1" '$2 == k { print $3 }'
+}
+
+# The response to "get k": VALUE line, data, END.
+GET_K='get k\r\n'
+GET_K_SIZE=25
+
+# Every get the client saw answered was memcached's, and at most one
+# per request in flight more (sent as the test ended).
+check_gets() {
+	local out=$1 inflight=$2 gets=$3 hits=$4 c
+
+	c=$(key "$out" num_transactions)
+	expect_gt "$c" 0 "client transactions"
+	expect_le "$c" "$gets" "client <= memcached's cmd_get"
+	expect_le "$gets" $((c + inflight)) "cmd_get <= client + in flight"
+	expect_eq "$hits" "$gets" "get_hits = cmd_get"
+	expect_eq "$(key "$out" raw_unexpected_bytes)" 0 "unexpected bytes"
+	expect_eq "$(key "$out" raw_closed_flows)" 0 "flows closed"
+	expect_eq "$(key "$out" raw_silent_flows)" 0 "silent flows"
+	# A netstage server's keys are absent, not zero.
+	! grep -q '^remote_' "$out" || fail "remote_ keys with --raw"
+	! grep -q '^num_mismatched=' "$out" || fail "num_mismatched with --raw"
+}
+
+t_raw_client_drives_memcached() {
+	local g0 h0 spec
+
+	start_memcached
+	# Terminated responses, sized responses checked against their end,
+	# pipelined requests, and a connection per request.
+	for spec in "tcp_rr -F 2 --response-end END\r\n:2" \
+		    "tcp_rr -R $GET_K_SIZE --response-end END\r\n:1" \
+		    "tcp_rr -F 2 -T 2 --burst 8 --response-end END\r\n:16" \
+		    "tcp_crr -F 2 --response-end END\r\n:2"; do
+		g0=$(mc_stat cmd_get)
+		h0=$(mc_stat get_hits)
+		# shellcheck disable=SC2086
+		ns ${spec%:*} --raw -H 127.0.0.1 -P "$DPORT" \
+			--request-data "$GET_K" -l 1 -q > out
+		check_gets out "${spec##*:}" $(($(mc_stat cmd_get) - g0)) \
+			$(($(mc_stat get_hits) - h0))
+	done
+	expect_eq "$(key out workload)" tcp_crr "last workload"
+	grep -q '^raw_bad_end_responses=' out && fail "bad_end without -R"
+	ns tcp_rr --raw -H 127.0.0.1 -P "$DPORT" --request-data "$GET_K" \
+		-R 24 --response-end 'END\r\n' -l 1 -q > out 2> err || true
+	# One byte short: responses misframed, each seen not to end in END.
+	expect_gt "$(key out raw_bad_end_responses)" 0 "misframed responses"
+	grep -q 'did not end with --response-end' err
+}
+
+t_raw_udp_client_drives_memcached_udp() {
+	local g0 d c
+
+	start_memcached udp
+	g0=$(mc_stat cmd_get)
+	# memcached's UDP frame: an 8-byte header, then the command.
+	ns udp_rr --raw -H 127.0.0.1 -P "$CPORT" -l 1 -q \
+		--request-data '\x00\x01\x00\x00\x00\x01\x00\x00get k\r\n' \
+		> out
+	d=$(($(mc_stat cmd_get) - g0))
+	c=$(key out num_transactions)
+	expect_gt "$c" 0 "udp transactions"
+	expect_le "$c" "$d" "client <= memcached's cmd_get"
+	expect_le "$d" $((c + $(key out num_lost) + $(key out num_late) + 1)) \
+		"cmd_get <= answered + lost + late + in flight"
+	expect_eq "$(key out raw_unexpected_bytes)" 0 "unexpected bytes"
+}
+
+t_raw_bad_servers_are_named() {
+	local p rc
+
+	next_ports
+	p=$DPORT
+	# Answers each request with two lines where one was asked for;
+	# reads and never answers; closes at once.
+	printf '#!/bin/sh\nwhile read -r l; do printf "a\\nb\\n"; done\n' \
+		> two.sh
+	printf '#!/bin/sh\ncat > /dev/null\n' > mute.sh
+	printf '#!/bin/sh\nexit 0\n' > close.sh
+	chmod +x two.sh mute.sh close.sh
+	socat TCP-LISTEN:$p,reuseaddr,fork EXEC:./two.sh &
+	trap 'kill %1 %2 %3 2>/dev/null' EXIT
+	socat TCP-LISTEN:$((p + 2)),reuseaddr,fork EXEC:./mute.sh &
+	socat TCP-LISTEN:$((p + 4)),reuseaddr,fork EXEC:./close.sh &
+	wait_port $p
+	wait_port $((p + 2))
+	wait_port $((p + 4))
+	ns tcp_rr --raw -H 127.0.0.1 -P $p --request-data 'x\n' \
+		--response-end '\n' -l 1 -q > out 2> err
+	expect_gt "$(key out num_transactions)" 0 "answered transactions"
+	expect_eq "$(key out raw_unexpected_bytes)" \
+		$((2 * $(key out num_transactions))) "the second line's bytes"
+	grep -q 'bytes no request asked for' err
+	# Silent: counted and named, the run bounded by -l, status 1.
+	rc=0
+	ns tcp_rr --raw -H 127.0.0.1 -P $((p + 2)) --request-data 'x' -R 1 \
+		--rr-timeout 200 -l 1 -q > out 2> err || rc=$?
+	expect_eq "$rc" 1 "exit status, silent server"
+	expect_eq "$(key out raw_silent_flows)" 1 "silent flows"
+	expect_eq "$(key out error)" "the server answered no request" "error"
+	grep -q 'went silent on 1 of 1 flows' err
+	rc=0
+	ns tcp_rr --raw -H 127.0.0.1 -P $((p + 4)) --request-data 'x' -R 1 \
+		-l 1 -q > out 2> err || rc=$?
+	expect_eq "$rc" 1 "exit status, closing server"
+	expect_eq "$(key out raw_closed_flows)" 1 "closed flows"
+	grep -q 'closed 1 of 1 flows' err
+}
+
+t_raw_bad_input_exits_2() {
+	local args rc
+
+	for args in "--raw -H 127.0.0.1 --request-data x" \
+		    "--raw -H 127.0.0.1 -R 1" \
+		    "--raw -H 127.0.0.1 --request-data x\\q -R 1" \
+		    "--raw -H 127.0.0.1 --request-file /nonexistent -R 1" \
+		    "-c -H 127.0.0.1 --request-data x -R 1" \
+		    "--raw --local --request-data x -R 1" \
+		    "--raw -H 127.0.0.1 --request-data x --response-end y --trace"; do
+		rc=0
+		# shellcheck disable=SC2086
+		ns tcp_rr $args > out 2> err || rc=$?
+		expect_eq "$rc" 2 "exit status of: $args"
+		expect_eq "$(wc -l < err)" 1 "one line for: $args"
+	done
+	grep -q 'give -R' err
+}
+
+t_observe_memcached_agrees_with_its_stats() {
+	need_root
+	local g0 h0 o d
+
+	start_memcached
+	g0=$(mc_stat cmd_get)
+	h0=$(mc_stat get_hits)
+	ns observe --port "$DPORT" -l 4 --logtostderr \
+		--trace-records obs.csv > obs.out 2> obs.err &
+	for i in $(seq 100); do
+		grep -q 'observing pid' obs.err 2>/dev/null && break
+		sleep 0.05
+	done
+	ns tcp_rr --raw -H 127.0.0.1 -P "$DPORT" --request-data "$GET_K" \
+		-R "$GET_K_SIZE" --response-end 'END\r\n' -F 2 -l 1 -q \
+		--trace > out 2> err
+	wait %2
+	o=$(key obs.out num_transactions)
+	d=$(($(mc_stat cmd_get) - g0))
+	check_gets out 2 "$d" $(($(mc_stat get_hits) - h0))
+	# The observer saw every get memcached served, and nothing else.
+	expect_eq "$o" "$d" "observed = memcached's cmd_get"
+	expect_eq "$(key obs.out observed_pid)" "$MC_PID" "observed pid"
+	expect_eq "$(key obs.out trace_incomplete)" 0 "incomplete"
+	expect_eq "$(key obs.out trace_transactions)" "$o" "traced"
+	expect_eq "$(key out trace_incomplete)" 0 "client incomplete"
+	# Stages add up to the server's span, record by record.
+	python3 - obs.csv "$o" <<'EOF'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert len(rows) == int(sys.argv[2]), (len(rows), sys.argv[2])
+stages = ["softirq_rx", "tcp_rx", "wakeup", "recv_call", "app", "tcp_tx",
+          "send_return"]
+for r in rows:
+    span = int(r["SEND_RET"]) - int(r["NETIF_RX"])
+    assert sum(int(r[s]) for s in stages) == span, r
+    assert r["side"] == "observe", r["side"]
+EOF
+}
+
+t_observe_picks_up_connections_already_open() {
+	need_root
+	local o
+
+	start_memcached
+	ns tcp_rr --raw -H 127.0.0.1 -P "$DPORT" --request-data "$GET_K" \
+		--response-end 'END\r\n' -F 2 -l 4 -q > out &
+	sleep 1
+	ns observe --port "$DPORT" -l 1 > obs.out 2> obs.err
+	wait %2
+	o=$(key obs.out num_transactions)
+	expect_gt "$o" 0 "observed transactions"
+	# Met mid-stream, each connection is timed from its next request.
+	expect_eq "$(key obs.out trace_incomplete)" 0 "incomplete"
+}
+
+t_observe_bad_input() {
+	need_root
+	local rc sleeper
+
+	next_ports
+	rc=0
+	ns observe --port "$DPORT" -l 1 > out 2> err || rc=$?
+	expect_eq "$rc" 1 "nothing listens: status"
+	grep -q "nothing listens on TCP port $DPORT" err
+	expect_eq "$(wc -l < err)" 1 "one line"
+	rc=0
+	ns observe -l 1 > out 2> err || rc=$?
+	expect_eq "$rc" 2 "no --port: status"
+	# A process that exits mid-run: what was measured, error=, status 1.
+	start_memcached
+	sleep 2 &
+	sleeper=$!
+	rc=0
+	ns observe --port "$DPORT" --pid "$sleeper" -l 10 > out 2> err ||
+		rc=$?
+	expect_eq "$rc" 1 "pid exits: status"
+	expect_eq "$(key out error)" "the observed process exited" "error"
+	grep -q '^trace_transactions=' out
+	# Not root: one line, status 1.
+	rc=0
+	setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$NETSTAGE" observe --port "$DPORT" -l 1 > out 2> err || rc=$?
+	expect_eq "$rc" 1 "not root: status"
+	grep -q 'needs root' err
+}
