@@ -15,6 +15,7 @@
 #include <bpf/libbpf.h>
 
 #include "common.h"
+#include "flow.h"
 #include "run.h"
 #include "side.h"
 #include "trace/collect.h"
@@ -151,6 +152,11 @@ static int observer_open(struct observer *ob)
 	}
 	log_info("observing pid %d on port %d with %s", ob->pid, s->o->port,
 		 tracer_hooks(s->rs.tracer));
+	/*
+	 * One worker that is no thread, with one flow standing for the
+	 * server: the interval snapshots, samples and progress lines of
+	 * every side follow from them (worker_maybe_snapshot).
+	 */
 	s->workers = w = xcalloc(1, sizeof(*w));
 	s->nworkers = 1;
 	w->epfd = -1;
@@ -162,7 +168,23 @@ static int observer_open(struct observer *ob)
 			 strerror(errno));
 		return -1;
 	}
+	side_add_flow(s, w->tw->server = flow_new(-1, 0, 1));
+	w->flows = xcalloc(1, sizeof(*w->flows));
+	w->flows[w->nflows++] = w->tw->server;
 	return 0;
+}
+
+/* The clock starts: intervals from here. */
+static void observer_start(struct observer *ob)
+{
+	struct side *s = &ob->side;
+
+	intervals_init(&s->rs.iv, 1, 1, s->o->quiet, s->o->interval,
+		       "observe");
+	getrusage(RUSAGE_SELF, &s->res.ru_start);
+	cpu_read(&s->res.cpu_start);
+	s->res.t_start = s->rs.t_start = now_ns();
+	s->workers[0].next_snap = s->rs.t_start + s->rs.interval_ns;
 }
 
 /* Read records until the time is up, a signal, or the server is gone. */
@@ -173,9 +195,16 @@ static int observe_loop(struct observer *ob)
 	uint64_t end = s->res.t_start + s->o->test_length * NSEC_PER_SEC;
 	int rc = 0;
 
-	while (now_ns() < end) {
+	for (;;) {
+		uint64_t now;
+
 		poll(NULL, 0, READ_EVERY_MS);
 		ring_buffer__consume(tw->rb);
+		now = now_ns();
+		/* The last interval closes below, with the last records. */
+		if (now >= end)
+			break;
+		worker_maybe_snapshot(&s->workers[0], now);
 		/* Ctrl-C ends an observation as bpftrace's does: no error. */
 		if (interrupted == INTERRUPTED_SIGNAL)
 			break;
@@ -192,6 +221,9 @@ static int observe_loop(struct observer *ob)
 	}
 	s->res.t_end = now_ns();
 	ring_buffer__consume(tw->rb);
+	/* A last interval that is all but over counts, as a worker's does. */
+	worker_maybe_snapshot(&s->workers[0],
+			      s->res.t_end + s->rs.interval_ns / 10);
 	return rc;
 }
 
@@ -232,9 +264,7 @@ int observe_run(struct options *o, const struct workload *wl)
 	if (!rc)
 		rc = observer_open(ob);
 	if (!rc) {
-		getrusage(RUSAGE_SELF, &ob->side.res.ru_start);
-		cpu_read(&ob->side.res.cpu_start);
-		ob->side.res.t_start = ob->side.rs.t_start = now_ns();
+		observer_start(ob);
 		rc = observe_loop(ob);
 		observe_results(ob);
 		if (rc)

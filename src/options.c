@@ -91,11 +91,11 @@ static const struct opt_def defs[] = {
 	  1000000, "exit after this many seconds whatever happens (0: off)" },
 	{ "debug", 'd', T_BOOL, O(debug), W_ALL, NULL, 0, 0,
 	  "set SO_DEBUG on data sockets" },
-	{ "all_samples", 'A', T_OPTSTR, O(all_samples), W_ALL, "samples.csv",
+	{ "all_samples", 'A', T_OPTSTR, O(all_samples), W_ALL | W_OBSERVE, "samples.csv",
 	  0, 0, "write per-interval, per-flow samples (CSV) to FILE" },
-	{ "interval", 'I', T_DOUBLE, O(interval), W_ALL, "1.0", 0, 0,
+	{ "interval", 'I', T_DOUBLE, O(interval), W_ALL | W_OBSERVE, "1.0", 0, 0,
 	  "seconds between samples" },
-	{ "percentiles", 'p', T_PCT, O(percentiles), W_RR, NULL, 0, 0,
+	{ "percentiles", 'p', T_PCT, O(percentiles), W_RR | W_OBSERVE, NULL, 0, 0,
 	  "latency percentiles for samples.csv and results (list)" },
 	{ "json", 'J', T_STR, O(json), W_ALL | W_OBSERVE, NULL, 0, 0,
 	  "write options and results as JSON to FILE" },
@@ -549,8 +549,11 @@ int options_validate(struct options *o, char *err, size_t len)
 					 !o->port))
 		return fail(err, len, NULL,
 			    "observe: --port PORT names the server to observe");
-	if (o->workload == W_OBSERVE)
+	if (o->workload == W_OBSERVE) {
+		/* Traced by definition, with one reader standing for all. */
 		o->trace = 1;
+		o->num_threads = o->num_flows = 1;
+	}
 	if (o->raw)
 		o->client = 1;
 	if (o->local)

@@ -375,6 +375,11 @@ int report_check_keys(const struct options *o, const struct workload *wl,
 	for (r->is_client = 0; r->is_client < 2; r->is_client++) {
 		rs->is_client = r->is_client;
 		report_kv(r, rs, &all);
+		/* The stage keys a traced run prints, traced or not here. */
+		r->trace.side = trace_side(rs);
+		r->trace.hist_mode = o->trace == 2;
+		if (o->trace)
+			trace_kv_names(&r->trace, &all);
 	}
 	copy = xstrdup(o->output);
 	for (tok = strtok_r(copy, ",", &save); tok && !rc;

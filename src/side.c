@@ -176,7 +176,7 @@ void side_stop(struct side *s)
 	s->started = 0;
 }
 
-static const char *side_role(const struct side *s)
+const char *side_role(const struct side *s)
 {
 	if (s->wl->bit == W_OBSERVE)
 		return "observe";

@@ -77,6 +77,9 @@ int side_finish(struct side *s);
 int side_conclude(struct side *s, int rc, const char *err);
 void side_free(struct side *s);
 
+/* "client", "server" or "observe": for tables, JSON and scripts. */
+const char *side_role(const struct side *s);
+
 /* Where output files of the server go in --local mode. */
 char *side_server_path(const char *path);
 

@@ -23,6 +23,7 @@
 
 struct kept {
 	int is_client;
+	const char *role;	/* side_role(): client, server or observe */
 	const char *workload;
 	struct kv_list keys;
 	int has_lat;
@@ -76,6 +77,7 @@ void script_keep_results(struct script *sc, struct side *s,
 	size_t i;
 
 	k->is_client = s->rs.is_client;
+	k->role = side_role(s);
 	k->workload = s->wl->name;
 	for (i = 0; i < results->n; i++) {
 		const struct kv *v = &results->v[i];
@@ -366,7 +368,7 @@ int results_push(lua_State *L, struct kept *k)
 		return 1;
 	lua_pop(L, 1);
 	lua_newtable(L);
-	lua_pushstring(L, k->is_client ? "client" : "server");
+	lua_pushstring(L, k->role);
 	lua_setfield(L, -2, "side");
 	lua_pushstring(L, k->workload);
 	lua_setfield(L, -2, "workload");

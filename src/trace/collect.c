@@ -30,14 +30,26 @@ static int on_kernel_record(void *ctx, void *data, size_t size)
 {
 	struct trace_worker *tw = ctx;
 	struct ustamps u = { .no_tcp_send = tw->no_tcp_send };
+	struct flow *f = tw->server;
 	struct ns_krecord rec;
+	enum merge_result r;
 	struct merged m;
+	int i;
 
 	if (size < sizeof(rec))
 		return 0;
 	memcpy(&rec, data, sizeof(rec));
-	trace_worker_account(tw, merge_transaction(tw->side, &rec, &u, &m),
-			     &m, rec.flow_id, rec.seq);
+	r = merge_transaction(tw->side, &rec, &u, &m);
+	trace_worker_account(tw, r, &m, rec.flow_id, rec.seq);
+	if (!f)
+		return 0;
+	f->transactions++;
+	if (r != MERGE_OK)
+		return 0;
+	hist_add(f->lat, m.total);
+	f->st_count++;
+	for (i = 0; i < stage_count(tw->side); i++)
+		f->st_sum[i] += m.stage[i];
 	return 0;
 }
 

@@ -41,6 +41,12 @@ struct trace_worker {
 	struct hist stage[NS_MAX_STAGES];
 	struct trace_rec *recs;	/* at most max_recs */
 	long nrecs, max_recs;
+	/*
+	 * observe: the flow that stands for the observed server: its
+	 * transactions, their span (NETIF_RX to SEND_RET) as its latency
+	 * and its stage sums, for the interval samples.
+	 */
+	struct flow *server;
 };
 
 int trace_worker_init(struct trace_worker *tw, struct tracer *t, int id,

@@ -80,14 +80,13 @@ static void unreliable(const struct trace_summary *ts, uint64_t all,
 		kv_str(out, "trace_unreliable", buf);
 }
 
+static void trace_counts_kv(const struct trace_summary *ts,
+			    uint64_t transactions, struct kv_list *out);
+
 void trace_kv(const struct trace_summary *ts, const struct tracer *t,
 	      const char *off_reason, uint64_t transactions,
 	      struct kv_list *out)
 {
-	const struct stage_def *d = trace_stage_defs(ts);
-	char key[80];
-	size_t i;
-	int j;
 
 	if (!t) {
 		kv_str(out, "trace_status", "off");
@@ -97,6 +96,27 @@ void trace_kv(const struct trace_summary *ts, const struct tracer *t,
 	kv_str(out, "trace_status", ts->hist_mode ? "hist" : "records");
 	kv_str(out, "trace_hooks", tracer_hooks(t));
 	kv_num(out, "trace_setup_ms", tracer_setup_ns(t) / 1e6, 3);
+	trace_counts_kv(ts, transactions, out);
+}
+
+void trace_kv_names(const struct trace_summary *ts, struct kv_list *out)
+{
+	kv_str(out, "trace_status", "");
+	kv_str(out, "trace_error", "");
+	kv_str(out, "trace_hooks", "");
+	kv_str(out, "trace_setup_ms", "");
+	kv_str(out, "trace_unreliable", "");
+	trace_counts_kv(ts, 0, out);
+}
+
+static void trace_counts_kv(const struct trace_summary *ts,
+			    uint64_t transactions, struct kv_list *out)
+{
+	const struct stage_def *d = trace_stage_defs(ts);
+	char key[80];
+	size_t i;
+	int j;
+
 	kv_uint(out, "trace_transactions", ts->complete);
 	kv_uint(out, "trace_incomplete", ts->incomplete);
 	kv_uint(out, "trace_lost", ts->lost);

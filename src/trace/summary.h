@@ -37,6 +37,8 @@ void trace_summarise(struct trace_summary *ts, struct tracer *t,
 void trace_kv(const struct trace_summary *ts, const struct tracer *t,
 	      const char *off_reason, uint64_t transactions,
 	      struct kv_list *out);
+/* Every trace key a run of ts's side and mode can print (for -o). */
+void trace_kv_names(const struct trace_summary *ts, struct kv_list *out);
 void trace_table(const struct trace_summary *ts, FILE *f, const char *who);
 void trace_records_csv(FILE *f, struct worker *w, int n, enum ns_side side);
 

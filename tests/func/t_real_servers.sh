@@ -238,3 +238,57 @@ t_observe_bad_input() {
 	expect_eq "$rc" 1 "not root: status"
 	grep -q 'needs root' err
 }
+
+t_observe_outputs_every_side_has() {
+	need_root
+	local o
+
+	start_memcached
+	ns tcp_rr --raw -H 127.0.0.1 -P "$DPORT" --request-data "$GET_K" \
+		--response-end 'END\r\n' -l 5 -q > out &
+	sleep 0.5
+	ns observe --port "$DPORT" -l 2 -Asamples.csv --json obs.json \
+		--script "$EX/stage-report.lua" > obs.out \
+		2> obs.err
+	ns observe --port "$DPORT" -l 1 -q \
+		-o num_transactions,stage_wakeup_p99_us > sel.out
+	wait %2
+	o=$(key obs.out num_transactions)
+	expect_gt "$o" 0 "observed"
+	expect_eq "$(wc -l < sel.out)" 2 "-o: two keys"
+	grep -q '^stage_wakeup_p99_us=' sel.out
+	# The script saw the observer's results and every record.
+	grep -q "^observe side, $o traced transactions" obs.out
+	grep -q "stages add up: $o of $o records" obs.out
+	python3 - samples.csv obs.json "$o" <<'PY'
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert len(rows) == 2, len(rows)
+assert int(rows[-1]["transactions"]) == int(sys.argv[3]), rows[-1]
+assert "stage_wakeup_mean" in rows[0]
+d = json.load(open(sys.argv[2]))
+assert d["netstage"] == {"workload": "observe", "role": "observe"}, d
+r = d["results"]
+assert r["num_transactions"] == int(sys.argv[3]), r
+assert r["stage_app_count"] == r["trace_transactions"], r
+assert sum(i["transactions"] for i in d["intervals"]) == int(sys.argv[3])
+PY
+}
+
+t_raw_framing_by_a_lua_hook() {
+	local g0 h0 n
+
+	start_memcached
+	g0=$(mc_stat cmd_get)
+	h0=$(mc_stat get_hits)
+	ns tcp_rr --raw -H 127.0.0.1 -P "$DPORT" --request-data "$GET_K" \
+		-R 1 -F 2 -T 2 -l 1 -q \
+		--script "$EX/raw-framing.lua" > out
+	n=$(key out num_transactions)
+	grep -q "^framed $n responses; netstage counted $n$" out
+	check_gets out 2 $(($(mc_stat cmd_get) - g0)) \
+		$(($(mc_stat get_hits) - h0))
+	# Each response held exactly the 25 bytes of memcached's answer.
+	expect_eq "$(awk '/^worker/ { r += $3; b += $5 } END { print b - 25 * r }' out)" \
+		0 "bytes per response"
+}
