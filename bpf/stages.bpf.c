@@ -41,6 +41,8 @@ const volatile __u16 data_port;		/* packets to or from it are ours */
 const volatile __u8 side;		/* enum ns_side of this process */
 const volatile __u8 hist_mode;		/* --trace=hist: no records */
 const volatile __u32 observe_tgid;	/* observe: the server's process */
+/* observe: its network namespace; tracepoints see every namespace's */
+const volatile __u32 observe_netns;
 /*
  * observe: set by user space once every program is attached. Programs
  * attach one by one; a connection met before that would miss the
@@ -75,16 +77,34 @@ struct {
 } threads SEC(".maps");
 
 /*
- * observe: when each of the server's threads last returned from
- * epoll_wait or poll with something ready; its next read of a request
- * takes it as POLL_RET.
+ * observe, per thread of the server: when it last returned from
+ * epoll_wait or poll with something ready (its next read of a request
+ * takes it as POLL_RET), and the client port of the request it read
+ * last, until it sends on another connection (a forwarder's upstream).
  */
+struct obs_task {
+	__u64 poll_ret;
+	__u32 reading;
+	__u32 pad;
+};
+
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, int);
-	__type(value, __u64);
-} poll_ret SEC(".maps");
+	__type(value, struct obs_task);
+} obs_tasks SEC(".maps");
+
+/*
+ * observe: a forwarder's connection on, by the client port of the
+ * request it carried: the next hop's records are on that connection.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 8192);
+	__type(key, __u32);
+	__type(value, __u16);
+} next_ports SEC(".maps");
 
 /* One ring per worker, so each worker reads only its own records. */
 struct {
@@ -298,6 +318,22 @@ static __always_inline __u32 this_worker(void)
 	return w ? *w : NS_NO_WORKER;
 }
 
+/* observe: where a forwarder sent this connection's request on, if on. */
+static __always_inline __u16 next_port(const struct ns_sk *st)
+{
+	__u32 client = st->flow_id;
+	__u16 *p, port;
+
+	if (!NS_IS_OBS(side))
+		return 0;
+	p = bpf_map_lookup_elem(&next_ports, &client);
+	if (!p)
+		return 0;
+	port = *p;
+	bpf_map_delete_elem(&next_ports, &client);
+	return port;
+}
+
 /*
  * Hand transaction m to its worker and free its slot. It ends in the
  * worker's own recv or send: a socket BPF made storage for learns its
@@ -323,6 +359,7 @@ static __always_inline void emit(struct ns_sk *st, __u32 m)
 	if (r) {
 		r->flow_id = st->flow_id;
 		r->side = st->side;
+		r->next_port = next_port(st);
 		r->seq = m;
 		for (i = 0; i < NS_B_COUNT; i++)
 			r->t[i] = 0;
@@ -477,7 +514,9 @@ static __always_inline struct ns_sk *new_storage(const struct sock *sk)
 {
 	struct ns_sk *st;
 
-	if (NS_IS_OBS(side) && !obs_ready)
+	if (NS_IS_OBS(side) &&
+	    (!obs_ready || BPF_CORE_READ(sk, __sk_common.skc_net.net,
+					 ns.inum) != observe_netns))
 		return NULL;
 	st = bpf_sk_storage_get(&socks, (struct sock *)sk, 0,
 				BPF_SK_STORAGE_GET_F_CREATE);
@@ -830,7 +869,8 @@ static __always_inline void obs_emit(struct ns_sk *st)
  */
 static __always_inline int obs_read(struct ns_sk *st)
 {
-	__u64 *sl, *poll;
+	struct obs_task *t;
+	__u64 *sl;
 
 	if (st->late)
 		return 0;
@@ -840,12 +880,34 @@ static __always_inline int obs_read(struct ns_sk *st)
 		return 0;
 	sl = slot(st, st->rx_seen - 1);
 	if (!sl[NS_K_RECV_RET]) {
-		poll = bpf_task_storage_get(&poll_ret,
-					    bpf_get_current_task_btf(), 0, 0);
-		if (poll && sl[NS_K_TCP_RX] && *poll >= sl[NS_K_TCP_RX])
-			sl[NS_K_POLL_RET] = *poll;
+		t = bpf_task_storage_get(&obs_tasks, bpf_get_current_task_btf(),
+					 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+		if (t && sl[NS_K_TCP_RX] && t->poll_ret >= sl[NS_K_TCP_RX])
+			sl[NS_K_POLL_RET] = t->poll_ret;
+		if (t)
+			t->reading = st->flow_id;
 	}
 	sl[NS_K_RECV_RET] = bpf_ktime_get_ns();
+	return 0;
+}
+
+/*
+ * observe: a send on a connection not observed, by a thread that read a
+ * request: a forwarder passing it on. Its local port names the
+ * connection on which the next hop's records are.
+ */
+static __always_inline int obs_forward(const struct sock *sk)
+{
+	struct obs_task *t;
+	__u16 port;
+
+	t = bpf_task_storage_get(&obs_tasks, bpf_get_current_task_btf(), 0,
+				 0);
+	if (!t || !t->reading)
+		return 0;
+	port = sk->__sk_common.skc_num;
+	bpf_map_update_elem(&next_ports, &t->reading, &port, BPF_ANY);
+	t->reading = 0;
 	return 0;
 }
 
@@ -958,6 +1020,8 @@ int BPF_PROG(tcp_sendmsg_locked, const struct sock *sk, const struct msghdr *msg
 	st = lookup(sk);
 	if (st && NS_IS_OBS(st->side))
 		return obs_send(sk, st);
+	if (!st && NS_IS_OBS(side))
+		return obs_forward(sk);
 	if (!st || st->tx_bytes)
 		return 0;
 	tp = bpf_skc_to_tcp_sock((void *)sk);
@@ -1176,24 +1240,36 @@ static __always_inline long syscall_nr(const struct pt_regs *regs)
 }
 
 /*
+ * The observed process, or a child of it: a server that forks per
+ * connection (socat, inetd-style) serves from its children.
+ */
+static __always_inline int observed_task(void)
+{
+	struct task_struct *task;
+
+	if ((bpf_get_current_pid_tgid() >> 32) == observe_tgid)
+		return 1;
+	task = bpf_get_current_task_btf();
+	return BPF_CORE_READ(task, real_parent, tgid) == observe_tgid;
+}
+
+/*
  * observe: every system call of the machine returns through here, so
- * the observed process is tested first; a wait that returned something
- * ready is noted for the thread (obs_read takes it).
+ * the cheapest test comes first; a wait of the observed process that
+ * returned something ready is noted for the thread (obs_read takes it).
  */
 SEC("tp_btf/sys_exit")
 int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 {
-	__u64 *t;
+	struct obs_task *t;
 
-	if ((bpf_get_current_pid_tgid() >> 32) != observe_tgid || ret <= 0 ||
-	    empty)
+	if (ret <= 0 || empty || !is_poll(syscall_nr(regs)) ||
+	    !observed_task())
 		return 0;
-	if (!is_poll(syscall_nr(regs)))
-		return 0;
-	t = bpf_task_storage_get(&poll_ret, bpf_get_current_task_btf(), 0,
+	t = bpf_task_storage_get(&obs_tasks, bpf_get_current_task_btf(), 0,
 				 BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (t)
-		*t = bpf_ktime_get_ns();
+		t->poll_ret = bpf_ktime_get_ns();
 	return 0;
 }
 

@@ -230,7 +230,9 @@ struct ns_sk {
 struct ns_krecord {
 	unsigned int flow_id;
 	unsigned char side;
-	unsigned char pad[3];
+	unsigned char pad;
+	/* observe: the port of the connection the request went on to */
+	unsigned short next_port;
 	unsigned long long seq;
 	unsigned long long t[NS_B_COUNT];	/* 0: not seen */
 };

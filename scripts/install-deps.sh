@@ -9,8 +9,9 @@ BUILD="make gcc libc6-dev pkg-config libcmocka-dev liblua5.3-dev"
 BPF="clang bpftool libbpf-dev libelf-dev zlib1g-dev"
 # Test tools: python3 parses the CSV and JSON outputs; iproute2 gives ss
 # and ip netns; nftables drops a known share of packets in a test netns;
-# memcached and socat are the real servers --raw and observe are tested on.
-TEST="python3 iproute2 procps nftables memcached socat"
+# memcached, socat and haproxy are the real servers and forwarders --raw,
+# observe and join are tested on.
+TEST="python3 iproute2 procps nftables memcached socat haproxy"
 PKGS="$BUILD $BPF $TEST ${EXTRA_PKGS:-}"
 
 missing=""

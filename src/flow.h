@@ -20,6 +20,7 @@ struct flow {
 	int listener;		/* tcp_crr server: accepts, carries no data */
 	int adopted;		/* accepted by a worker: freed when it closes */
 	int hooked;		/* --script: socket hooks saw it open */
+	uint16_t port;		/* --trace: the client's port (records, join) */
 	size_t off;		/* bytes done of the message in progress */
 	uint64_t t_send;	/* rr: when the message's send began */
 	uint64_t t_epoll;	/* rr: epoll_wait return that began a receive */

@@ -23,6 +23,7 @@ static void usage_all(FILE *f)
 		"usage: netstage WORKLOAD [options]   (WORKLOAD: %s)\n"
 		"       netstage WORKLOAD --help      options of a workload\n"
 		"       netstage observe --port PORT  time another server's requests\n"
+		"       netstage join CLIENT.csv [NAME=]HOP.csv ...  join records on one clock\n"
 		"  e.g. netstage tcp_rr --local -l 5\n",
 		workload_names());
 }
@@ -107,10 +108,14 @@ static int run(struct options *o, const struct workload *wl)
 
 int main(int argc, char **argv)
 {
-	const struct workload *wl = pick(&argc, &argv);
+	const struct workload *wl;
 	struct options o;
 	char err[320];
 	int rc;
+
+	if (argc > 1 && !strcmp(argv[1], "join"))
+		return join_main(argc - 1, argv + 1);
+	wl = pick(&argc, &argv);
 
 	if (options_parse(&o, wl->bit, argc, argv, err, sizeof(err))) {
 		log_err("%s", err);

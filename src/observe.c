@@ -10,6 +10,7 @@
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <bpf/libbpf.h>
@@ -131,6 +132,19 @@ struct observer {
 	char err[256];
 };
 
+/*
+ * The network namespace pid serves in (its inode): tracepoints fire for
+ * every namespace's sockets, and another's may use the same port.
+ */
+static uint32_t netns_of(int pid)
+{
+	char path[48];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/net", pid);
+	return stat(path, &st) ? 0 : (uint32_t)st.st_ino;
+}
+
 /* The tracer in observe mode and the one reader of its one ring. */
 static int observer_open(struct observer *ob)
 {
@@ -141,6 +155,7 @@ static int observer_open(struct observer *ob)
 		.nworkers = 1,
 		.verbose = s->o->logtostderr,
 		.observe_tgid = ob->pid,
+		.observe_netns = netns_of(ob->pid),
 	};
 	struct worker *w;
 
@@ -150,8 +165,8 @@ static int observer_open(struct observer *ob)
 			 s->trace_off);
 		return -1;
 	}
-	log_info("observing pid %d on port %d with %s", ob->pid, s->o->port,
-		 tracer_hooks(s->rs.tracer));
+	log_info("observing pid %d (and its children) on port %d with %s",
+		 ob->pid, s->o->port, tracer_hooks(s->rs.tracer));
 	/*
 	 * One worker that is no thread, with one flow standing for the
 	 * server: the interval snapshots, samples and progress lines of

@@ -9,6 +9,8 @@
 int server_run(struct options *o, const struct workload *wl);
 int client_run(struct options *o, const struct workload *wl);
 int local_run(struct options *o, const struct workload *wl);
+/* `netstage join`: records of a request's hops, on one clock. */
+int join_main(int argc, char **argv);
 /* `netstage observe`: a server's transactions, from the kernel alone. */
 int observe_run(struct options *o, const struct workload *wl);
 

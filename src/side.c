@@ -1,3 +1,4 @@
+#include <arpa/inet.h>
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -77,12 +78,28 @@ int side_init(struct side *s, struct options *o, const struct workload *wl,
  * connects per transaction, its server's listeners carry no data, and
  * BPF makes each connection's storage (docs/stages.md).
  */
+/* The client's port of a connection, which names it on both ends. */
+static uint16_t client_port(int fd, int is_client)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	int rc = is_client ? getsockname(fd, (struct sockaddr *)&ss, &sl)
+			   : getpeername(fd, (struct sockaddr *)&ss, &sl);
+
+	if (rc)
+		return 0;
+	return ntohs(ss.ss_family == AF_INET6 ?
+		     ((struct sockaddr_in6 *)&ss)->sin6_port :
+		     ((struct sockaddr_in *)&ss)->sin_port);
+}
+
 static void trace_flow(struct side *s, struct flow *f)
 {
 	int rc;
 
 	if (f->fd < 0 || f->listener)
 		return;
+	f->port = client_port(f->fd, s->rs.is_client);
 	rc = tracer_register(s->rs.tracer, f->fd, f->id,
 			     f->id % s->o->num_threads);
 	if (rc)

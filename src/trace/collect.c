@@ -31,6 +31,7 @@ static int on_kernel_record(void *ctx, void *data, size_t size)
 	struct trace_worker *tw = ctx;
 	struct ustamps u = { .no_tcp_send = tw->no_tcp_send };
 	struct flow *f = tw->server;
+	struct trace_rec *tr;
 	struct ns_krecord rec;
 	enum merge_result r;
 	struct merged m;
@@ -40,7 +41,11 @@ static int on_kernel_record(void *ctx, void *data, size_t size)
 		return 0;
 	memcpy(&rec, data, sizeof(rec));
 	r = merge_transaction(tw->side, &rec, &u, &m);
-	trace_worker_account(tw, r, &m, rec.flow_id, rec.seq);
+	/* A connection the observer met is named by its client's port. */
+	tr = trace_worker_account(tw, r, &m, rec.flow_id, rec.seq,
+				  rec.flow_id);
+	if (tr)
+		tr->next_port = rec.next_port;
 	if (!f)
 		return 0;
 	f->transactions++;
@@ -71,9 +76,11 @@ int trace_worker_init(struct trace_worker *tw, struct tracer *t, int id,
 	return tw->rb ? 0 : -errno;
 }
 
-void trace_worker_account(struct trace_worker *tw, enum merge_result r,
-			  const struct merged *m, uint32_t flow_id,
-			  uint64_t seq)
+struct trace_rec *trace_worker_account(struct trace_worker *tw,
+				       enum merge_result r,
+				       const struct merged *m,
+				       uint32_t flow_id, uint64_t seq,
+				       uint16_t port)
 {
 	int i, n = stage_count(tw->side);
 	struct trace_rec *tr;
@@ -82,26 +89,28 @@ void trace_worker_account(struct trace_worker *tw, enum merge_result r,
 		tw->bad_at[m->bad]++;
 	if (r == MERGE_MISSING) {
 		tw->missing++;
-		return;
+		return NULL;
 	}
 	if (r == MERGE_DISORDER) {
 		tw->disorder++;
-		return;
+		return NULL;
 	}
 	tw->complete++;
 	for (i = 0; i < n; i++)
 		hist_add(&tw->stage[i], m->stage[i]);
 	if (tw->nrecs >= tw->max_recs)
-		return;
+		return NULL;
 	if (!tw->recs)
 		tw->recs = xcalloc(tw->max_recs, sizeof(*tw->recs));
 	tr = &tw->recs[tw->nrecs++];
 	tr->flow_id = flow_id;
 	tr->worker = tw->id;
 	tr->seq = seq;
+	tr->port = port;
 	memcpy(tr->b, m->b, sizeof(tr->b));
 	tr->sw_tx = m->sw_tx;
 	tr->sw_rx = m->sw_rx;
+	return tr;
 }
 
 void trace_worker_done(struct trace_worker *tw, struct flow *f,
@@ -144,7 +153,7 @@ void trace_worker_take(struct trace_worker *tw, struct flow *f,
 	us = *u;
 	us.no_tcp_send = tw->no_tcp_send;
 	r = merge_transaction(tw->side, &tw->rec, &us, &m);
-	trace_worker_account(tw, r, &m, f->id, tw->rec.seq);
+	trace_worker_account(tw, r, &m, f->id, tw->rec.seq, f->port);
 	if (r != MERGE_OK)
 		return;
 	/* The flow's interval sums, for the stage columns of samples.csv. */

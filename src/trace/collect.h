@@ -21,6 +21,8 @@ struct ring_buffer;
 struct trace_rec {
 	uint32_t flow_id;
 	uint16_t worker;
+	uint16_t port;		/* the client's port of the connection (join) */
+	uint16_t next_port;	/* observe: where a forwarder sent it on */
 	uint64_t seq;
 	uint64_t b[NS_B_COUNT];
 	uint64_t sw_tx, sw_rx;
@@ -68,9 +70,14 @@ void trace_worker_drop(struct trace_worker *tw);
  */
 void trace_worker_take(struct trace_worker *tw, struct flow *f,
 		       const struct ustamps *u);
-/* Account one merge result; exposed for the unit tests. */
-void trace_worker_account(struct trace_worker *tw, enum merge_result r,
-			  const struct merged *m, uint32_t flow_id,
-			  uint64_t seq);
+/*
+ * Account one merge result; exposed for the unit tests. The record kept
+ * for --trace-records, or NULL (incomplete, or past the limit).
+ */
+struct trace_rec *trace_worker_account(struct trace_worker *tw,
+				       enum merge_result r,
+				       const struct merged *m,
+				       uint32_t flow_id, uint64_t seq,
+				       uint16_t port);
 
 #endif

@@ -195,7 +195,7 @@ void trace_records_csv(FILE *f, struct worker *w, int n, enum ns_side side)
 		fprintf(f, ",%s", boundary_name(b));
 	for (j = 0; j < ns; j++)
 		fprintf(f, ",%s", d[j].name);
-	fputs(",SW_TX,SW_RX\n", f);
+	fputs(",SW_TX,SW_RX,port,next_port\n", f);
 	for (i = 0; i < n; i++) {
 		struct trace_worker *tw = w[i].tw;
 
@@ -223,7 +223,7 @@ void trace_records_csv(FILE *f, struct worker *w, int n, enum ns_side side)
 					tr->b[d[j].to] - tr->b[d[j].from]));
 			print_stamp(f, tr->sw_tx);
 			print_stamp(f, tr->sw_rx);
-			fputs("\n", f);
+			fprintf(f, ",%u,%u\n", tr->port, tr->next_port);
 		}
 	}
 }

@@ -164,6 +164,7 @@ static struct stages_bpf *open_with(const struct tracer *t,
 	skel->rodata->side = cfg->side;
 	skel->rodata->hist_mode = cfg->hist_mode;
 	skel->rodata->observe_tgid = cfg->observe_tgid;
+	skel->rodata->observe_netns = cfg->observe_netns;
 	skel->rodata->no_tcp_send = t->missing[H_TCP_SEND];
 	/* bench/overhead.sh: the cost of entering the programs alone. */
 	skel->rodata->empty = getenv("NETSTAGE_BENCH_EMPTY_BPF") != NULL;

@@ -24,6 +24,7 @@ struct tracer_cfg {
 	int verbose;		/* libbpf's messages to stderr */
 	int hist_mode;		/* --trace=hist: histograms in BPF, no rings */
 	uint32_t observe_tgid;	/* observe: the server's process id */
+	uint32_t observe_netns;	/* observe: its network namespace (inode) */
 };
 
 /*

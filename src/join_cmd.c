@@ -1,0 +1,340 @@
+/*
+ * `netstage join CLIENT.csv [NAME=]HOP.csv ... [--records OUT.csv]`:
+ * the --trace-records files of a client and of the hops its requests
+ * crossed on this host (servers `netstage observe` watched, netstage's
+ * own server), joined transaction by transaction on the clock they
+ * share (trace/join.h): where along the path the client's latency went.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "hist.h"
+#include "kv.h"
+#include "report.h"
+#include "trace/join.h"
+#include "trace/merge.h"
+
+struct columns {
+	int side, port, next_port, flow, seq;
+	int b[NS_B_COUNT];
+};
+
+/* Where each column we read is; -1 with a message if one is missing. */
+static int find_columns(char *header, struct columns *c, const char *path,
+			char *err, size_t len)
+{
+	char *tok, *save = NULL;
+	int i = 0, b;
+
+	memset(c, -1, sizeof(*c));
+	header[strcspn(header, "\r\n")] = '\0';
+	for (tok = strtok_r(header, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save), i++) {
+		c->side = strcmp(tok, "side") ? c->side : i;
+		c->port = strcmp(tok, "port") ? c->port : i;
+		c->next_port = strcmp(tok, "next_port") ? c->next_port : i;
+		c->flow = strcmp(tok, "flow_id") ? c->flow : i;
+		c->seq = strcmp(tok, "seq") ? c->seq : i;
+		for (b = 0; b < NS_B_COUNT; b++)
+			if (!strcmp(tok, boundary_name(b)))
+				c->b[b] = i;
+	}
+	if (c->side < 0 || c->port < 0 || c->b[NS_B_NETIF_RX] < 0 ||
+	    c->b[NS_B_DEV_XMIT] < 0)
+		return snprintf(err, len, "join: %s is no --trace-records file "
+				"of this netstage (no side, port or boundary "
+				"columns)", path), -1;
+	return 0;
+}
+
+static enum ns_side side_named(const char *s)
+{
+	if (!strcmp(s, "observe"))
+		return NS_SERVER_OBS;
+	return strcmp(s, "server") ? NS_CLIENT : NS_SERVER;
+}
+
+/* One CSV row into r; its side's name in *side. */
+static void parse_row(char *line, const struct columns *c,
+		      struct join_rec *r, char *side, size_t side_len)
+{
+	char *p = line, *end;
+	int i = 0, b;
+
+	memset(r, 0, sizeof(*r));
+	for (; p; p = end ? end + 1 : NULL, i++) {
+		end = strchr(p, ',');
+		if (end)
+			*end = '\0';
+		if (i == c->side)
+			snprintf(side, side_len, "%s", p);
+		else if (i == c->port)
+			r->port = (uint16_t)strtoul(p, NULL, 10);
+		else if (i == c->next_port)
+			r->next_port = (uint16_t)strtoul(p, NULL, 10);
+		for (b = 0; b < NS_B_COUNT; b++)
+			if (i == c->b[b])
+				r->b[b] = strtoull(p, NULL, 10);
+	}
+}
+
+static int read_table(const char *path, struct join_table *t, char *err,
+		      size_t len)
+{
+	FILE *f = fopen(path, "r");
+	char *line = NULL, side[16] = "";
+	struct columns c;
+	size_t cap = 0;
+	long alloc = 0;
+	int rc = 0;
+
+	if (!f)
+		return snprintf(err, len, "join: %s: %s", path,
+				strerror(errno)), -1;
+	if (getline(&line, &cap, f) < 0 ||
+	    find_columns(line, &c, path, err, len)) {
+		if (!err[0])
+			snprintf(err, len, "join: %s is empty", path);
+		rc = -1;
+	}
+	while (!rc && getline(&line, &cap, f) > 0) {
+		line[strcspn(line, "\r\n")] = '\0';
+		if (t->n == alloc) {
+			alloc = alloc ? 2 * alloc : 1024;
+			t->r = xrealloc(t->r, alloc, sizeof(*t->r));
+		}
+		parse_row(line, &c, &t->r[t->n++], side, sizeof(side));
+	}
+	t->side = side_named(side);
+	free(line);
+	fclose(f);
+	join_sort(t);
+	return rc;
+}
+
+/* "NAME=FILE" names the hop; a bare FILE takes `def`. */
+static const char *name_hop(struct join_table *t, const char *arg,
+			    const char *def)
+{
+	const char *eq = strchr(arg, '=');
+
+	if (!eq || eq == arg || eq - arg >= JOIN_NAME) {
+		snprintf(t->name, sizeof(t->name), "%s", def);
+		return arg;
+	}
+	snprintf(t->name, sizeof(t->name), "%.*s", (int)(eq - arg), arg);
+	return eq + 1;
+}
+
+struct join_run {
+	struct join_table t[JOIN_MAX_HOPS];
+	const char *path[JOIN_MAX_HOPS];
+	int n;
+	struct join_plan plan;
+	struct hist *row;	/* one per plan row */
+	struct hist total;
+	uint64_t joined, by_result[JOIN_DISORDER + 1];
+	uint64_t at_hop[JOIN_MAX_HOPS];
+	struct out_file records;
+};
+
+static void record_row(struct join_run *j, const struct join_rec **chain)
+{
+	const struct join_rec *c = chain[0];
+	int i;
+
+	fprintf(j->records.f, "%u", c->port);
+	for (i = 0; i < j->plan.nrows; i++)
+		fprintf(j->records.f, ",%llu",
+			(unsigned long long)join_row_ns(&j->plan, i, chain));
+	fprintf(j->records.f, ",%llu\n", (unsigned long long)(
+		c->b[NS_B_APP_DONE] - c->b[NS_B_APP_SEND]));
+}
+
+static void join_all(struct join_run *j)
+{
+	const struct join_rec *chain[JOIN_MAX_HOPS];
+	long i;
+	int k, rc, hop;
+
+	for (i = 0; i < j->t[0].n; i++) {
+		const struct join_rec *c = &j->t[0].r[i];
+
+		rc = join_one(j->t, j->n, c, &j->plan, chain, &hop);
+		j->by_result[rc]++;
+		if (rc != JOIN_OK) {
+			j->at_hop[hop]++;
+			continue;
+		}
+		j->joined++;
+		for (k = 0; k < j->plan.nrows; k++)
+			hist_add(&j->row[k], join_row_ns(&j->plan, k, chain));
+		hist_add(&j->total, c->b[NS_B_APP_DONE] - c->b[NS_B_APP_SEND]);
+		if (j->records.f)
+			record_row(j, chain);
+	}
+}
+
+/* "wire to fwd" -> "wire_to_fwd", for keys. */
+static void key_of(char *dst, size_t len, const char *name, const char *stat)
+{
+	size_t i;
+
+	snprintf(dst, len, "join_%s_%s", name, stat);
+	for (i = 0; dst[i]; i++)
+		if (dst[i] == ' ' || dst[i] == '-')
+			dst[i] = '_';
+}
+
+static void join_kv(const struct join_run *j, struct kv_list *out)
+{
+	static const double pct[] = { 50, 90, 99 };
+	char key[128], stat[24];
+	size_t q;
+	int i;
+
+	kv_int(out, "join_hops", j->n);
+	kv_uint(out, "join_client_transactions", j->t[0].n);
+	kv_uint(out, "join_transactions", j->joined);
+	kv_uint(out, "join_unmatched", j->by_result[JOIN_NONE]);
+	kv_uint(out, "join_ambiguous", j->by_result[JOIN_MANY]);
+	kv_uint(out, "join_disorder", j->by_result[JOIN_DISORDER]);
+	for (i = 0; i < j->plan.nrows; i++) {
+		const struct hist *h = &j->row[i];
+
+		key_of(key, sizeof(key), j->plan.row[i].name, "mean_us");
+		kv_num(out, key, hist_mean(h) / 1e3, 3);
+		for (q = 0; q < ARRAY_SIZE(pct); q++) {
+			snprintf(stat, sizeof(stat), "p%g_us", pct[q]);
+			key_of(key, sizeof(key), j->plan.row[i].name, stat);
+			kv_num(out, key, hist_percentile(h, pct[q]) / 1e3, 3);
+		}
+	}
+	kv_num(out, "join_latency_mean_us", hist_mean(&j->total) / 1e3, 3);
+}
+
+static void join_table_print(const struct join_run *j, FILE *f)
+{
+	double total = hist_mean(&j->total);
+	int i, k;
+
+	fprintf(f, "netstage join: %llu of %llu client transactions joined "
+		"on one clock (us)\n", (unsigned long long)j->joined,
+		(unsigned long long)j->t[0].n);
+	fprintf(f, "  %-28s %9s %9s %9s %9s %7s\n", "stretch", "mean", "p50",
+		"p90", "p99", "share");
+	for (i = 0; i < j->plan.nrows; i++) {
+		const struct hist *h = &j->row[i];
+
+		fprintf(f, "  %-28s %9.2f %9.2f %9.2f %9.2f %6.1f%%\n",
+			j->plan.row[i].name, hist_mean(h) / 1e3,
+			hist_percentile(h, 50) / 1e3,
+			hist_percentile(h, 90) / 1e3,
+			hist_percentile(h, 99) / 1e3,
+			total > 0 ? 100 * hist_mean(h) / total : 0);
+	}
+	fprintf(f, "  %-28s %9.2f %9.2f %9.2f %9.2f %6.1f%%\n",
+		"= client latency", total / 1e3,
+		hist_percentile(&j->total, 50) / 1e3,
+		hist_percentile(&j->total, 90) / 1e3,
+		hist_percentile(&j->total, 99) / 1e3, total > 0 ? 100.0 : 0);
+	for (k = 1; k < j->n; k++)
+		if (j->at_hop[k])
+			fprintf(f, "  not joined at %s: %llu\n", j->t[k].name,
+				(unsigned long long)j->at_hop[k]);
+}
+
+static int usage(void)
+{
+	log_err("usage: netstage join CLIENT.csv [NAME=]HOP.csv ... "
+		"[--records OUT.csv] (--trace-records files, client first, "
+		"the answering server last)");
+	return EXIT_USAGE;
+}
+
+/* Files in path order; 0, or an exit status with one line said. */
+static int parse_args(struct join_run *j, int argc, char **argv,
+		      const char **records)
+{
+	char def[JOIN_NAME];
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (!strncmp(argv[i], "--records=", 10))
+			*records = argv[i] + 10;
+		else if (!strcmp(argv[i], "--records") && i + 1 < argc)
+			*records = argv[++i];
+		else if (argv[i][0] == '-' || j->n == JOIN_MAX_HOPS)
+			return usage();
+		else
+			j->path[j->n++] = argv[i];
+	}
+	if (j->n < 2)
+		return usage();
+	for (i = 0; i < j->n; i++) {
+		if (!i)
+			snprintf(def, sizeof(def), "client");
+		else if (i == j->n - 1)
+			snprintf(def, sizeof(def), "server");
+		else
+			snprintf(def, sizeof(def), "hop%d", i);
+		j->path[i] = name_hop(&j->t[i], j->path[i], def);
+	}
+	return 0;
+}
+
+static int join_files(struct join_run *j, const char *records)
+{
+	struct kv_list kv = { 0 };
+	char err[320] = "";
+	int i, rc = 0;
+
+	for (i = 0; i < j->n && !rc; i++)
+		rc = read_table(j->path[i], &j->t[i], err, sizeof(err));
+	if (!rc && records && out_open(&j->records, records, err, sizeof(err)))
+		rc = -1;
+	if (rc)
+		return log_err("%s", err), EXIT_RUNTIME;
+	join_plan(j->t, j->n, &j->plan);
+	j->row = xcalloc(j->plan.nrows, sizeof(*j->row));
+	for (i = 0; i < j->plan.nrows; i++)
+		hist_reset(&j->row[i]);
+	hist_reset(&j->total);
+	if (j->records.f) {
+		fputs("port", j->records.f);
+		for (i = 0; i < j->plan.nrows; i++)
+			fprintf(j->records.f, ",%s", j->plan.row[i].name);
+		fputs(",latency\n", j->records.f);
+	}
+	join_all(j);
+	join_kv(j, &kv);
+	kv_print(&kv, stdout, "");
+	kv_free(&kv);
+	join_table_print(j, stderr);
+	if (j->records.f && out_commit(&j->records, err, sizeof(err)))
+		return log_err("%s", err), EXIT_RUNTIME;
+	if (!j->joined)
+		return log_err("join: no client transaction could be joined"),
+		       EXIT_RUNTIME;
+	return 0;
+}
+
+int join_main(int argc, char **argv)
+{
+	struct join_run *j = xcalloc(1, sizeof(*j));
+	const char *records = NULL;
+	int rc, i;
+
+	rc = parse_args(j, argc, argv, &records);
+	if (!rc)
+		rc = join_files(j, records);
+	out_abort(&j->records);
+	for (i = 0; i < j->n; i++)
+		free(j->t[i].r);
+	free(j->row);
+	free(j);
+	return rc;
+}

@@ -1,0 +1,134 @@
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "join.h"
+#include "merge.h"
+
+static int by_arrival(const void *a, const void *b)
+{
+	uint64_t x = ((const struct join_rec *)a)->b[NS_B_NETIF_RX];
+	uint64_t y = ((const struct join_rec *)b)->b[NS_B_NETIF_RX];
+
+	return x < y ? -1 : x > y;
+}
+
+void join_sort(struct join_table *t)
+{
+	qsort(t->r, t->n, sizeof(*t->r), by_arrival);
+}
+
+static void add(struct join_plan *p, int fh, enum ns_boundary fb, int th,
+		enum ns_boundary tb, const char *a, const char *b)
+{
+	struct join_row *r = &p->row[p->nrows++];
+
+	snprintf(r->name, sizeof(r->name), "%.40s%s%.23s", a, b ? " " : "",
+		 b ? b : "");
+	r->fh = fh;
+	r->fb = fb;
+	r->th = th;
+	r->tb = tb;
+}
+
+/* The answering server's own stages, up to its response's hand-off. */
+static void server_rows(const struct join_table *s, int h,
+			struct join_plan *p)
+{
+	const struct stage_def *d = stage_defs(s->side);
+	int i, n = stage_count(s->side);
+
+	for (i = 0; i < n && d[i].from != NS_B_DEV_XMIT; i++)
+		add(p, h, d[i].from, h, d[i].to, s->name, d[i].name);
+}
+
+int join_plan(const struct join_table *t, int n, struct join_plan *p)
+{
+	char a[2 * JOIN_NAME + 8];
+	int k, last = n - 1;
+
+	if (n < 2 || n > JOIN_MAX_HOPS)
+		return -1;
+	p->nrows = 0;
+	add(p, 0, NS_B_APP_SEND, 0, NS_B_DEV_XMIT, t[0].name, "send");
+	add(p, 0, NS_B_DEV_XMIT, 1, NS_B_NETIF_RX, "wire to", t[1].name);
+	for (k = 1; k < last; k++) {
+		add(p, k, NS_B_NETIF_RX, k, NS_B_RECV_RET, t[k].name, "in");
+		snprintf(a, sizeof(a), "%s to", t[k].name);
+		add(p, k, NS_B_RECV_RET, k + 1, NS_B_NETIF_RX, a,
+		    t[k + 1].name);
+	}
+	server_rows(&t[last], last, p);
+	for (k = last - 1; k >= 1; k--) {
+		snprintf(a, sizeof(a), "%s to", t[k + 1].name);
+		add(p, k + 1, NS_B_DEV_XMIT, k, NS_B_TCP_SEND, a, t[k].name);
+		add(p, k, NS_B_TCP_SEND, k, NS_B_DEV_XMIT, t[k].name, "out");
+	}
+	add(p, 1, NS_B_DEV_XMIT, 0, NS_B_NETIF_RX, "wire to", t[0].name);
+	add(p, 0, NS_B_NETIF_RX, 0, NS_B_APP_DONE, t[0].name, "receive");
+	return 0;
+}
+
+/*
+ * The one record of t arriving no earlier than lo and handed back no
+ * later than hi (on connection port, unless 0): *count says how many.
+ */
+static const struct join_rec *within(const struct join_table *t,
+				     uint64_t lo, uint64_t hi, uint16_t port,
+				     int *count)
+{
+	const struct join_rec *found = NULL;
+	long a = 0, b = t->n, i;
+
+	*count = 0;
+	while (a < b) {
+		long m = a + (b - a) / 2;
+
+		if (t->r[m].b[NS_B_NETIF_RX] < lo)
+			a = m + 1;
+		else
+			b = m;
+	}
+	for (i = a; i < t->n && t->r[i].b[NS_B_NETIF_RX] <= hi; i++) {
+		const struct join_rec *r = &t->r[i];
+
+		if ((port && r->port != port) || !r->b[NS_B_DEV_XMIT] ||
+		    r->b[NS_B_DEV_XMIT] > hi)
+			continue;
+		if (!found)
+			found = r;
+		(*count)++;
+	}
+	return found;
+}
+
+int join_one(const struct join_table *t, int n, const struct join_rec *c,
+	     const struct join_plan *p, const struct join_rec **chain,
+	     int *hop)
+{
+	uint64_t lo = c->b[NS_B_DEV_XMIT], hi = c->b[NS_B_NETIF_RX];
+	int k, count, i;
+
+	chain[0] = c;
+	for (k = 1; k < n; k++) {
+		*hop = k;
+		if (!lo || !hi)
+			return JOIN_NONE;
+		/* Hop 1 is on the client's own connection. */
+		chain[k] = within(&t[k], lo, hi,
+				  k == 1 ? c->port : chain[k - 1]->next_port,
+				  &count);
+		if (count != 1)
+			return count ? JOIN_MANY : JOIN_NONE;
+		lo = chain[k]->b[NS_B_RECV_RET];
+		hi = chain[k]->b[NS_B_TCP_SEND];
+	}
+	for (i = 0; i < p->nrows; i++) {
+		const struct join_row *r = &p->row[i];
+		uint64_t from = chain[r->fh]->b[r->fb], to = chain[r->th]->b[r->tb];
+
+		*hop = r->th;
+		if (!from || !to || to < from)
+			return JOIN_DISORDER;
+	}
+	return JOIN_OK;
+}
