@@ -292,3 +292,86 @@ t_raw_framing_by_a_lua_hook() {
 	expect_eq "$(awk '/^worker/ { r += $3; b += $5 } END { print b - 25 * r }' out)" \
 		0 "bytes per response"
 }
+
+# check_join OUT JOINED.csv CLIENT.out: every client transaction joined,
+# and each joined row's stretches add up to that transaction's latency.
+check_join() {
+	local out=$1 joined=$2 cli=$3
+
+	expect_eq "$(key "$out" join_transactions)" \
+		"$(key "$cli" trace_transactions)" "joined = client traced"
+	expect_eq "$(key "$out" join_transactions)" \
+		"$(key "$cli" num_transactions)" "joined = client transactions"
+	expect_eq "$(key "$out" join_latency_mean_us)" \
+		"$(key "$cli" latency_mean_us)" "joined mean = client latency"
+	python3 - "$joined" "$(key "$out" join_transactions)" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert len(rows) == int(sys.argv[2]), (len(rows), sys.argv[2])
+for r in rows:
+    parts = [int(v) for k, v in r.items() if k not in ("port", "latency")]
+    assert all(p >= 0 for p in parts), r
+    assert sum(parts) == int(r["latency"]), r
+PY
+}
+
+t_join_raw_client_with_observed_memcached() {
+	need_root
+
+	start_memcached
+	ns observe --port "$DPORT" -l 4 -q --logtostderr \
+		--trace-records obs.csv > obs.out 2> obs.err &
+	for i in $(seq 100); do
+		grep -q 'observing pid' obs.err 2>/dev/null && break
+		sleep 0.05
+	done
+	ns tcp_rr --raw -H 127.0.0.1 -P "$DPORT" --request-data "$GET_K" \
+		-R "$GET_K_SIZE" -F 2 -l 1 -q --trace --trace-records cli.csv \
+		> cli.out 2> cli.err
+	wait %2
+	ns join cli.csv memcached=obs.csv --records joined.csv > out 2> err
+	check_join out joined.csv cli.out
+	grep -q '^join_memcached_app_p50_us=' out
+	grep -q 'wire to memcached' err
+}
+
+# The forwarder seed: client, forwarder and server in three namespaces;
+# the hops of every transaction add up to the client's latency.
+forwarder_path() {
+	need_root
+	command -v "$1" > /dev/null || { echo "no $1"; exit "$SKIP"; }
+	FWD=$1 OUT=$PWD/fw NETSTAGE=$NETSTAGE \
+		timeout 120 "$OLDPWD/scripts/forwarder-topology.sh" run -l 1 \
+		-F 2 > fw.out 2> fw.err
+	check_join fw.out fw/joined.csv fw/cli.out
+	grep -q '^join_fwd_in_p50_us=' fw.out
+	grep -q '^join_server_wakeup_p50_us=' fw.out
+	# Everything it made is gone.
+	! ip netns list | grep -q "^nsfw-" || fail "namespaces left behind"
+}
+
+t_forwarder_socat_hops_add_up() {
+	forwarder_path socat
+}
+
+t_forwarder_haproxy_hops_add_up() {
+	forwarder_path haproxy
+}
+
+t_join_bad_input() {
+	local rc
+
+	rc=0
+	ns join only.csv > out 2> err || rc=$?
+	expect_eq "$rc" 2 "one file: status"
+	expect_eq "$(wc -l < err)" 1 "one line"
+	echo "a,b" > notrecords.csv
+	rc=0
+	ns join notrecords.csv notrecords.csv > out 2> err || rc=$?
+	expect_eq "$rc" 1 "not a records file: status"
+	grep -q 'notrecords.csv is no --trace-records file' err
+	rc=0
+	ns join missing.csv notrecords.csv > out 2> err || rc=$?
+	expect_eq "$rc" 1 "missing file: status"
+	grep -q 'missing.csv: No such file' err
+}

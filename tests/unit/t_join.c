@@ -1,0 +1,202 @@
+/*
+ * Joining a request's records along its path, on synthetic records:
+ * the rows of a plan, which record of each hop belongs to a client
+ * transaction, and rows that add up to the client's latency exactly.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "trace/join.h"
+#include "trace/merge.h"
+
+/* A client transaction from t0 to t0 + 100 us, on port. */
+static void client(struct join_rec *r, uint64_t t0, uint16_t port)
+{
+	memset(r, 0, sizeof(*r));
+	r->port = port;
+	r->b[NS_B_APP_SEND] = t0;
+	r->b[NS_B_TCP_SEND] = t0 + 1000;
+	r->b[NS_B_DEV_XMIT] = t0 + 2000;
+	r->b[NS_B_NETIF_RX] = t0 + 98000;
+	r->b[NS_B_TCP_RX] = t0 + 98500;
+	r->b[NS_B_DATA_READY] = t0 + 99000;
+	r->b[NS_B_EPOLL_RET] = t0 + 99300;
+	r->b[NS_B_RECV_RET] = t0 + 99600;
+	r->b[NS_B_APP_DONE] = t0 + 100000;
+}
+
+/* An observed server's transaction from `in` to `out`. */
+static void observed(struct join_rec *r, uint64_t in, uint64_t out,
+		     uint16_t port, uint16_t next)
+{
+	uint64_t step = (out - in) / 8;
+	int i;
+	static const enum ns_boundary b[] = {
+		NS_B_NETIF_RX, NS_B_TCP_RX, NS_B_DATA_READY, NS_B_POLL_RET,
+		NS_B_RECV_RET, NS_B_TCP_SEND, NS_B_DEV_XMIT, NS_B_SEND_RET,
+	};
+
+	memset(r, 0, sizeof(*r));
+	r->port = port;
+	r->next_port = next;
+	for (i = 0; i < 8; i++)
+		r->b[b[i]] = in + i * step;
+	r->b[NS_B_DEV_XMIT] = out;
+	r->b[NS_B_SEND_RET] = out + 500;
+}
+
+static void table(struct join_table *t, const char *name, enum ns_side side,
+		  struct join_rec *r, long n)
+{
+	snprintf(t->name, sizeof(t->name), "%s", name);
+	t->side = side;
+	t->r = r;
+	t->n = n;
+	join_sort(t);
+}
+
+static void t_plan_of_a_forwarder_path(void **state)
+{
+	struct join_table t[3];
+	struct join_plan p;
+	static const char *const names[] = {
+		"client send", "wire to fwd", "fwd in", "fwd to server",
+		"server softirq_rx", "server tcp_rx", "server wakeup",
+		"server recv_call", "server app", "server send_call",
+		"server tcp_tx", "server to fwd", "fwd out", "wire to client",
+		"client receive",
+	};
+	int i;
+
+	memset(t, 0, sizeof(t));
+	table(&t[0], "client", NS_CLIENT, NULL, 0);
+	table(&t[1], "fwd", NS_SERVER_OBS, NULL, 0);
+	table(&t[2], "server", NS_SERVER, NULL, 0);
+	assert_int_equal(join_plan(t, 1, &p), -1);
+	assert_int_equal(join_plan(t, 3, &p), 0);
+	assert_int_equal(p.nrows, 15);
+	for (i = 0; i < p.nrows; i++)
+		assert_string_equal(p.row[i].name, names[i]);
+	/* Consecutive rows meet: each starts where the one before ends. */
+	for (i = 1; i < p.nrows; i++) {
+		assert_int_equal(p.row[i].fh, p.row[i - 1].th);
+		assert_int_equal(p.row[i].fb, p.row[i - 1].tb);
+	}
+	assert_int_equal(p.row[0].fb, NS_B_APP_SEND);
+	assert_int_equal(p.row[p.nrows - 1].tb, NS_B_APP_DONE);
+}
+
+static void t_observed_server_joins_by_port_and_time(void **state)
+{
+	struct join_rec c[2], s[3];
+	const struct join_rec *chain[2];
+	struct join_table t[2];
+	struct join_plan p;
+	uint64_t sum = 0;
+	int i, hop;
+
+	client(&c[0], 1000000, 40001);
+	client(&c[1], 1000000, 40002);	/* the same time, another flow */
+	observed(&s[0], 1010000, 1090000, 40002, 0);
+	observed(&s[1], 1005000, 1095000, 40001, 0);
+	/* Port 40001's next request: outside the first one's remote. */
+	observed(&s[2], 1150000, 1160000, 40001, 0);
+	table(&t[0], "client", NS_CLIENT, c, 2);
+	table(&t[1], "mc", NS_SERVER_OBS, s, 3);
+	assert_int_equal(join_plan(t, 2, &p), 0);
+	assert_int_equal(join_one(t, 2, &t[0].r[0], &p, chain, &hop),
+			 JOIN_OK);
+	assert_int_equal(chain[1]->port, t[0].r[0].port);
+	assert_int_equal(chain[1]->b[NS_B_NETIF_RX],
+			 t[0].r[0].port == 40001 ? 1005000 : 1010000);
+	for (i = 0; i < p.nrows; i++)
+		sum += join_row_ns(&p, i, chain);
+	assert_int_equal(sum, 100000);
+	/* wire to mc: from the client's hand-off to the server's arrival */
+	assert_int_equal(join_row_ns(&p, 1, chain),
+			 chain[1]->b[NS_B_NETIF_RX] - 1002000);
+}
+
+static void t_none_many_and_disorder(void **state)
+{
+	struct join_rec c, s[2];
+	const struct join_rec *chain[2];
+	struct join_table t[2];
+	struct join_plan p;
+	int hop;
+
+	client(&c, 1000000, 40001);
+	table(&t[0], "client", NS_CLIENT, &c, 1);
+	/* Handed back after the client's arrival: not inside. */
+	observed(&s[0], 1010000, 1099000, 40001, 0);
+	table(&t[1], "mc", NS_SERVER_OBS, s, 1);
+	join_plan(t, 2, &p);
+	assert_int_equal(join_one(t, 2, &c, &p, chain, &hop), JOIN_NONE);
+	assert_int_equal(hop, 1);
+	/* Two records of one connection inside: not one request. */
+	observed(&s[0], 1010000, 1040000, 40001, 0);
+	observed(&s[1], 1050000, 1090000, 40001, 0);
+	table(&t[1], "mc", NS_SERVER_OBS, s, 2);
+	assert_int_equal(join_one(t, 2, &c, &p, chain, &hop), JOIN_MANY);
+	/* A boundary missing in the server's record. */
+	observed(&s[0], 1010000, 1040000, 40001, 0);
+	s[0].b[NS_B_TCP_RX] = 0;
+	table(&t[1], "mc", NS_SERVER_OBS, s, 1);
+	assert_int_equal(join_one(t, 2, &c, &p, chain, &hop),
+			 JOIN_DISORDER);
+}
+
+static void t_the_hop_beyond_a_forwarder_is_on_its_connection(void **state)
+{
+	struct join_rec c, f, s[2];
+	const struct join_rec *chain[3];
+	struct join_table t[3];
+	struct join_plan p;
+	uint64_t sum = 0;
+	int i, hop;
+
+	client(&c, 1000000, 40001);
+	observed(&f, 1004000, 1096000, 40001, 50007);
+	/* It reads the request at 1010 us and answers at 1090 us. */
+	f.b[NS_B_TCP_RX] = 1005000;
+	f.b[NS_B_DATA_READY] = 1006000;
+	f.b[NS_B_POLL_RET] = 1007000;
+	f.b[NS_B_RECV_RET] = 1010000;
+	f.b[NS_B_TCP_SEND] = 1090000;
+	/* Two server transactions inside the forwarder's time, one on the
+	 * connection it sent this request on. */
+	observed(&s[0], 1030000, 1060000, 50003, 0);
+	observed(&s[1], 1035000, 1065000, 50007, 0);
+	table(&t[0], "client", NS_CLIENT, &c, 1);
+	table(&t[1], "fwd", NS_SERVER_OBS, &f, 1);
+	table(&t[2], "server", NS_SERVER_OBS, s, 2);
+	join_plan(t, 3, &p);
+	assert_int_equal(join_one(t, 3, &c, &p, chain, &hop), JOIN_OK);
+	assert_int_equal(chain[2]->port, 50007);
+	for (i = 0; i < p.nrows; i++)
+		sum += join_row_ns(&p, i, chain);
+	assert_int_equal(sum, 100000);
+	/* Unknown next connection: both fit, so neither is taken. */
+	f.next_port = 0;
+	table(&t[1], "fwd", NS_SERVER_OBS, &f, 1);
+	assert_int_equal(join_one(t, 3, &c, &p, chain, &hop), JOIN_MANY);
+	assert_int_equal(hop, 2);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(t_plan_of_a_forwarder_path),
+		cmocka_unit_test(t_observed_server_joins_by_port_and_time),
+		cmocka_unit_test(t_none_many_and_disorder),
+		cmocka_unit_test(t_the_hop_beyond_a_forwarder_is_on_its_connection),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
