@@ -49,6 +49,8 @@ const volatile __u32 observe_netns;
  * stamps of those not attached yet.
  */
 volatile __u8 obs_ready;
+/* observe: the server has sent a request on (obs_forward) at least once */
+volatile __u8 forwarding;
 /* The kernel has no tcp_sendmsg_locked tracepoint: no TCP_SEND. */
 const volatile __u8 no_tcp_send;
 /*
@@ -324,7 +326,8 @@ static __always_inline __u16 next_port(const struct ns_sk *st)
 	__u32 client = st->flow_id;
 	__u16 *p, port;
 
-	if (!NS_IS_OBS(side))
+	/* A server that forwards nothing pays no lookup. */
+	if (!NS_IS_OBS(side) || !forwarding)
 		return 0;
 	p = bpf_map_lookup_elem(&next_ports, &client);
 	if (!p)
@@ -908,6 +911,8 @@ static __always_inline int obs_forward(const struct sock *sk)
 	port = sk->__sk_common.skc_num;
 	bpf_map_update_elem(&next_ports, &t->reading, &port, BPF_ANY);
 	t->reading = 0;
+	if (!forwarding)
+		forwarding = 1;
 	return 0;
 }
 

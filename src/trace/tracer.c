@@ -53,7 +53,10 @@ static const struct hook hooks[H_COUNT] = {
 	[H_STATE] = { "inet_sock_set_state", NULL, "inet_sock_set_state",
 		      ONLY_TCP },
 	/* Every syscall of the machine: only observe needs it (POLL_RET). */
-	[H_SYSEXIT] = { "sys_exit", NULL, "sys_exit", ONLY_OBSERVE },
+	[H_SYSEXIT] = { "sys_exit", NULL, "sys_exit", ONLY_OBSERVE,
+			"the kernel has no sys_exit tracepoint: POLL_RET is "
+			"not stamped, so wakeup is 0 and recv_call holds the "
+			"wait" },
 };
 
 /* Does this side's transport use hook h? */
@@ -134,7 +137,8 @@ static int find_missing(struct tracer *t, char *why, size_t len)
 		    kernel_has(vmlinux, hooks[i].tp_btf))
 			continue;
 		/* observe: a request ends as its response enters TCP. */
-		if (!hooks[i].without || NS_IS_OBS(t->side)) {
+		if (!hooks[i].without ||
+		    (NS_IS_OBS(t->side) && i == H_TCP_SEND)) {
 			snprintf(why, len, "tracing off: the kernel has no %s "
 				 "tracepoint", hooks[i].tp_btf);
 			btf__free(vmlinux);
