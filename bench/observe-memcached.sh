@@ -20,7 +20,7 @@ REPS=5
 LEN=3
 PIN="taskset -c 0"
 FLOWS=1
-PORT=22122
+PORT=$((22000 + RANDOM % 1000))
 while getopts "r:l:PF:" opt; do
 	case $opt in
 	r) REPS=$OPTARG ;;
