@@ -67,6 +67,26 @@ t_raw_client_drives_memcached() {
 	done
 	expect_eq "$(key out workload)" tcp_crr "last workload"
 	grep -q '^raw_bad_end_responses=' out && fail "bad_end without -R"
+	# Open loop, repeated tests and the output files of any client.
+	g0=$(mc_stat cmd_get)
+	ns tcp_rr --raw -H 127.0.0.1 -P "$DPORT" --request-data "$GET_K" \
+		--response-end 'END\r\n' --rate 2000 -F 2 -l 1 -i 2,2 -q \
+		--json r.json -Asamples.csv > out 2> err
+	expect_eq "$(key out iterations_run)" 2 "iterations"
+	expect_le "$(key out rate_behind)" 0 "open loop kept up"
+	python3 - r.json samples.csv <<'PY'
+import csv, json, sys
+r = json.load(open(sys.argv[1]))["results"]
+assert r["raw_unexpected_bytes"] == 0 and "remote_num_transactions" not in r, r
+rows = list(csv.DictReader(open(sys.argv[2])))
+# A row per flow and interval; the last interval's counts are cumulative.
+assert sorted({x["flow_id"] for x in rows}) == ["0", "1"], rows
+last = [x for x in rows if x["time"] == rows[-1]["time"]]
+assert 0 < sum(int(x["transactions"]) for x in last) <= r["num_transactions"]
+PY
+	# The first test's gets reached memcached too.
+	expect_gt $(($(mc_stat cmd_get) - g0)) \
+		$(($(key out num_transactions) + 1000)) "both tests' gets"
 	ns tcp_rr --raw -H 127.0.0.1 -P "$DPORT" --request-data "$GET_K" \
 		-R 24 --response-end 'END\r\n' -l 1 -q > out 2> err || true
 	# One byte short: responses misframed, each seen not to end in END.
@@ -125,6 +145,13 @@ t_raw_bad_servers_are_named() {
 	expect_eq "$(key out raw_silent_flows)" 1 "silent flows"
 	expect_eq "$(key out error)" "the server answered no request" "error"
 	grep -q 'went silent on 1 of 1 flows' err
+	# A terminator that never comes: silent, counted, bounded.
+	rc=0
+	ns tcp_rr --raw -H 127.0.0.1 -P $p --request-data 'x\n' \
+		--response-end 'zzz' --rr-timeout 200 -l 1 -q > out 2> err ||
+		rc=$?
+	expect_eq "$rc" 1 "exit status, no terminator"
+	expect_eq "$(key out raw_silent_flows)" 1 "silent flows, no terminator"
 	rc=0
 	ns tcp_rr --raw -H 127.0.0.1 -P $((p + 4)) --request-data 'x' -R 1 \
 		-l 1 -q > out 2> err || rc=$?
