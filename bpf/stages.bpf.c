@@ -558,6 +558,27 @@ static __always_inline struct ns_arrivals *arrivals_get(const struct conn *c)
 }
 
 /*
+ * A received segment's first sequence number and payload bytes, from
+ * its TCP header (skb->data is there in tcp_rcv_established); 0 for a
+ * pure ACK, which carries no message and is no boundary.
+ */
+static __always_inline int rx_payload(const struct sk_buff *skb, __u32 *seq,
+				      __u32 *len)
+{
+	__u32 hlen;
+	__u8 th[16];
+
+	if (bpf_probe_read_kernel(th, sizeof(th), skb->data))
+		return 0;
+	hlen = (th[12] >> 4) * 4;
+	if (skb->len <= hlen)
+		return 0;
+	*len = skb->len - hlen;
+	*seq = be32(th + 4);
+	return 1;
+}
+
+/*
  * TCP receive: in tcp_rcv_established, before it takes the segment;
  * skb->data is at the TCP header. Every message whose first byte the
  * segment carries gets its TCP_RX, and the arrival of the packet that
@@ -572,22 +593,13 @@ static __always_inline int tcp_rx(struct sock *sk, const struct sk_buff *skb)
 	__u32 size, seq, len, i, n;
 	__u64 off, m, now, *sl;
 	struct conn c = {};
-	__u8 th[16];
 
 	if (!st)
 		return 0;
 	tp = bpf_skc_to_tcp_sock(sk);
-	if (!tp || bpf_probe_read_kernel(th, sizeof(th), skb->data))
-		return 0;
-	len = (th[12] >> 4) * 4;
-	/* Pure ACKs carry no message: they are no boundary. */
-	if (skb->len <= len)
-		return 0;
-	len = skb->len - len;
 	size = rx_size[st->side & 1];
-	if (!size)
+	if (!tp || !size || !rx_payload(skb, &seq, &len))
 		return 0;
-	seq = be32(th + 4);
 	off = tp->bytes_received + ns_diff(seq, tp->rcv_nxt);
 	n = ns_starts(off, len, size, &m);
 	/* The middle of a message: no boundary, nothing to look up. */
@@ -630,18 +642,12 @@ static __always_inline int obs_rx(struct sock *sk, const struct sk_buff *skb,
 	struct conn c = {};
 	__u32 seq, len, i;
 	__u64 *sl;
-	__u8 th[16];
 
 	if (st->rx_open || st->late)
 		return 0;
 	tp = bpf_skc_to_tcp_sock(sk);
-	if (!tp || bpf_probe_read_kernel(th, sizeof(th), skb->data))
+	if (!tp || !rx_payload(skb, &seq, &len))
 		return 0;
-	len = (th[12] >> 4) * 4;
-	if (skb->len <= len)
-		return 0;	/* a pure ACK */
-	len = skb->len - len;
-	seq = be32(th + 4);
 	/* Nothing new: bytes TCP has already. */
 	if (ns_diff(seq + len, tp->rcv_nxt) <= 0)
 		return 0;

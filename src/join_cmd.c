@@ -247,11 +247,13 @@ static void join_table_print(const struct join_run *j, FILE *f)
 				(unsigned long long)j->at_hop[k]);
 }
 
+#define JOIN_USAGE "usage: netstage join CLIENT.csv [NAME=]HOP.csv ... " \
+	"[--records OUT.csv] (--trace-records files, client first, the " \
+	"answering server last; docs/real-servers.md)"
+
 static int usage(void)
 {
-	log_err("usage: netstage join CLIENT.csv [NAME=]HOP.csv ... "
-		"[--records OUT.csv] (--trace-records files, client first, "
-		"the answering server last)");
+	log_err(JOIN_USAGE);
 	return EXIT_USAGE;
 }
 
@@ -263,6 +265,10 @@ static int parse_args(struct join_run *j, int argc, char **argv,
 	int i;
 
 	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			puts(JOIN_USAGE);
+			return -1;
+		}
 		if (!strncmp(argv[i], "--records=", 10))
 			*records = argv[i] + 10;
 		else if (!strcmp(argv[i], "--records") && i + 1 < argc)
@@ -331,6 +337,8 @@ int join_main(int argc, char **argv)
 	rc = parse_args(j, argc, argv, &records);
 	if (!rc)
 		rc = join_files(j, records);
+	else if (rc < 0)
+		rc = 0;		/* --help */
 	out_abort(&j->records);
 	for (i = 0; i < j->n; i++)
 		free(j->t[i].r);

@@ -22,6 +22,7 @@ enum {
 	W_RR = W_TCP_RR | W_TCP_CRR | W_UDP_RR,
 	W_STREAM = W_TCP_STREAM | W_UDP_STREAM,
 	W_ALL = W_RR | W_STREAM,
+	W_EVERY = W_ALL | W_OBSERVE,	/* every command that runs a side */
 };
 
 enum io_mode { IO_EPOLL, IO_BLOCKING };

@@ -14,7 +14,9 @@ static int by_arrival(const void *a, const void *b)
 
 void join_sort(struct join_table *t)
 {
-	qsort(t->r, t->n, sizeof(*t->r), by_arrival);
+	/* A hop with no records may have no array at all. */
+	if (t->n > 1)
+		qsort(t->r, t->n, sizeof(*t->r), by_arrival);
 }
 
 static void add(struct join_plan *p, int fh, enum ns_boundary fb, int th,
@@ -124,7 +126,8 @@ int join_one(const struct join_table *t, int n, const struct join_rec *c,
 	}
 	for (i = 0; i < p->nrows; i++) {
 		const struct join_row *r = &p->row[i];
-		uint64_t from = chain[r->fh]->b[r->fb], to = chain[r->th]->b[r->tb];
+		uint64_t from = chain[r->fh]->b[r->fb];
+		uint64_t to = chain[r->th]->b[r->tb];
 
 		*hop = r->th;
 		if (!from || !to || to < from)

@@ -27,7 +27,7 @@
 
 /* One traced transaction of one hop. */
 struct join_rec {
-	uint16_t port;		/* the connection's client port; 0: unknown */
+	uint16_t port;		/* its connection's client port (0: none) */
 	uint16_t next_port;	/* the port it went on with; 0: unknown */
 	uint64_t b[NS_B_COUNT];	/* CLOCK_MONOTONIC ns, 0: not stamped */
 };

@@ -19,6 +19,17 @@ start_memcached() {
 		socat -t 2 - "TCP:127.0.0.1:$DPORT" | grep -q STORED
 }
 
+# start_observer ARGS...: `netstage observe --port DPORT` in the
+# background (obs.out, obs.err), once its programs are attached.
+start_observer() {
+	ns observe --port "$DPORT" --logtostderr "$@" > obs.out 2> obs.err &
+	for i in $(seq 100); do
+		grep -q 'observing pid' obs.err 2>/dev/null && return 0
+		sleep 0.05
+	done
+	fail "observe never started"
+}
+
 # mc_stat NAME: memcached's own counter NAME.
 mc_stat() {
 	printf 'stats\r\nquit\r\n' | socat -t 2 - "TCP:127.0.0.1:$DPORT" |
@@ -186,12 +197,7 @@ t_observe_memcached_agrees_with_its_stats() {
 	start_memcached
 	g0=$(mc_stat cmd_get)
 	h0=$(mc_stat get_hits)
-	ns observe --port "$DPORT" -l 4 --logtostderr \
-		--trace-records obs.csv > obs.out 2> obs.err &
-	for i in $(seq 100); do
-		grep -q 'observing pid' obs.err 2>/dev/null && break
-		sleep 0.05
-	done
+	start_observer -l 4 --trace-records obs.csv
 	ns tcp_rr --raw -H 127.0.0.1 -P "$DPORT" --request-data "$GET_K" \
 		-R "$GET_K_SIZE" --response-end 'END\r\n' -F 2 -l 1 -q \
 		--trace > out 2> err
@@ -346,12 +352,7 @@ t_join_raw_client_with_observed_memcached() {
 	need_root
 
 	start_memcached
-	ns observe --port "$DPORT" -l 4 -q --logtostderr \
-		--trace-records obs.csv > obs.out 2> obs.err &
-	for i in $(seq 100); do
-		grep -q 'observing pid' obs.err 2>/dev/null && break
-		sleep 0.05
-	done
+	start_observer -l 4 -q --trace-records obs.csv
 	ns tcp_rr --raw -H 127.0.0.1 -P "$DPORT" --request-data "$GET_K" \
 		-R "$GET_K_SIZE" -F 2 -l 1 -q --trace --trace-records cli.csv \
 		> cli.out 2> cli.err
