@@ -242,8 +242,8 @@ static void keep_rest(struct worker *w, struct flow *f, const char *rest,
  */
 static int read_framed(struct worker *w, struct flow *f)
 {
-	const char *p = f->pend + f->pend_off;
 	size_t n = f->pend_len, used;
+	const char *p = n ? f->pend + f->pend_off : NULL;
 	ssize_t r;
 	int rc;
 
