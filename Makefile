@@ -56,7 +56,7 @@ $(BUILD)/%.o: %.c
 	$(call msg,CC,$<)$(CC) $(CFLAGS) -c -o $@ $<
 
 # The BPF object, and the skeleton user space includes to load it.
-$(BUILD)/bpf/stages.bpf.o: bpf/stages.bpf.c bpf/stages.h \
+$(BUILD)/bpf/stages.bpf.o: bpf/stages.bpf.c $(wildcard bpf/*.h) \
 			   vmlinux/$(ARCH)/vmlinux.h
 	@mkdir -p $(@D)
 	$(call msg,BPF,$@)$(CLANG) $(BPF_CFLAGS) -c -o $@ $<

@@ -105,13 +105,43 @@ struct ns_arrivals {
 	unsigned long long time[NS_SLOTS];
 };
 
+/*
+ * A packet carrying bytes before the track's next start came again (a
+ * retransmission, or a copy after one dropped on its way to TCP): the
+ * starts it carries take this copy's arrival. TCP has not taken them
+ * yet, or this copy is the one it takes: a copy netfilter or a full
+ * backlog dropped after netif_receive_skb must not time its message.
+ * Once TCP has taken a start, its arrival was read then, so a later
+ * duplicate changes nothing that counts. At most NS_SLOTS starts back.
+ */
+NS_INLINE void ns_rearrived(struct ns_arrivals *a, unsigned int size,
+			    unsigned int seq, unsigned int len,
+			    unsigned long long now)
+{
+	unsigned int back = a->rx.next - seq, k, s, m;
+
+	if (!size || !a->rx.armed || ns_diff(a->rx.next, seq) <= 0)
+		return;
+	for (k = 1; k <= NS_SLOTS && k * size <= back; k++) {
+		s = a->rx.next - k * size;
+		if (s - seq >= len)
+			continue;
+		m = a->rx.idx - k;
+		a->tag[NS_SLOT(m)] = s;
+		a->time[NS_SLOT(m)] = now;
+	}
+}
+
 /* A packet [seq, seq + len) arrived at `now`: note its message starts. */
 NS_INLINE void ns_arrived(struct ns_arrivals *a, unsigned int size,
 			  unsigned int seq, unsigned int len,
 			  unsigned long long now)
 {
-	unsigned int first = 0, n = ns_track(&a->rx, size, seq, len, &first);
-	unsigned int start = a->rx.next - n * size, i;
+	unsigned int first = 0, n, start, i;
+
+	ns_rearrived(a, size, seq, len, now);
+	n = ns_track(&a->rx, size, seq, len, &first);
+	start = a->rx.next - n * size;
 
 	for (i = 0; i < NS_SLOTS && i < n; i++) {
 		a->tag[NS_SLOT(first + i)] = start + i * size;

@@ -68,3 +68,56 @@ t_udp_rr_counts_a_known_share_of_loss() {
 	$CHECK_TRACE cli.csv
 	$CHECK_TRACE srv.csv
 }
+
+# drop_in NS RULE: drop one in 50 of the packets RULE matches on NS's
+# input, at random, after netif_receive_skb saw them (netfilter).
+drop_in() {
+	ip netns exec "$1" nft add table inet t
+	ip netns exec "$1" nft add chain inet t in \
+		'{ type filter hook input priority 0; }'
+	ip netns exec "$1" nft add rule inet t in "$2" \
+		numgen random mod 50 0 drop
+}
+
+# A copy of a packet that netfilter dropped after netif_receive_skb saw
+# it must not time its message: the retransmission TCP takes is the
+# arrival, so the wait for it lands in the client's remote, never in a
+# receive stage of either side.
+t_trace_a_dropped_packet_lands_in_remote() {
+	need_root
+	command -v nft > /dev/null || { echo "no nft (nftables)"; exit "$SKIP"; }
+	local a=dc$$ b=ds$$ srv
+
+	make_veth "$a" "$b"
+	drop_in "$b" 'tcp dport 12867 tcp flags & (syn | fin | rst) == 0'
+	drop_in "$a" 'tcp sport 12867 tcp flags & (syn | fin | rst) == 0'
+	ip netns exec "$b" timeout 60 "$NETSTAGE" tcp_rr -L 192.0.2.2 -q \
+		--trace --trace-records=srv.csv > srv.out 2> srv.err &
+	srv=$!
+	for i in $(seq 100); do
+		ip netns exec "$b" ss -ltn | grep -q 192.0.2.2:12866 && break
+		sleep 0.05
+	done
+	ip netns exec "$a" timeout 60 "$NETSTAGE" tcp_rr -c -H 192.0.2.2 \
+		-l 3 -q --trace --trace-records=cli.csv > cli.out 2> cli.err
+	wait "$srv"
+	python3 - cli.csv srv.csv <<'PY'
+import csv, sys
+def load(p):
+    return list(csv.DictReader(open(p)))
+cli, srv = load(sys.argv[1]), load(sys.argv[2])
+# Retransmission timeouts happened: some transactions waited 5 ms or
+# more (a tail loss probe comes after 10 ms at the least here), and
+# each such wait is in the client's remote.
+slow = [r for r in cli if int(r["APP_DONE"]) - int(r["APP_SEND"]) > 5e6]
+assert len(slow) >= 3, f"only {len(slow)} transactions met a loss"
+for r in slow:
+    assert int(r["remote"]) > 5e6, r
+# No receive stage of either side holds a retransmission's wait.
+for side, rows in (("client", cli), ("server", srv)):
+    for stage in ("softirq_rx", "tcp_rx"):
+        worst = max(int(r[stage]) for r in rows)
+        assert worst < 5e6, f"{side} {stage} max {worst} ns"
+print(f"{len(slow)} transactions met a loss; receive stages clean")
+PY
+}

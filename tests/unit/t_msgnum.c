@@ -59,10 +59,18 @@ static void t_arrivals_are_tagged_by_start(void **state)
 	assert_int_equal(ns_arrival_of(&a, 3, isn + 300), 20);
 	assert_int_equal(a.rx.next, isn + 400);
 	assert_int_equal(a.rx.idx, 4);
-	/* A retransmission of 1 and 2 changes nothing. */
+	/* A retransmission of 1 and 2 is their arrival now (the first copy
+	 * may have been dropped before TCP); the track stays. */
 	ns_arrived(&a, 100, isn + 100, 200, 40);
-	assert_int_equal(ns_arrival_of(&a, 1, isn + 100), 20);
+	assert_int_equal(ns_arrival_of(&a, 1, isn + 100), 40);
+	assert_int_equal(ns_arrival_of(&a, 2, isn + 200), 40);
+	assert_int_equal(ns_arrival_of(&a, 0, isn), 10);
+	assert_int_equal(ns_arrival_of(&a, 3, isn + 300), 20);
 	assert_int_equal(a.rx.next, isn + 400);
+	assert_int_equal(a.rx.idx, 4);
+	/* A copy of 3's second half carries no start. */
+	ns_arrived(&a, 100, isn + 350, 50, 50);
+	assert_int_equal(ns_arrival_of(&a, 3, isn + 300), 20);
 	/* The wrong start for a slot is no arrival. */
 	assert_int_equal(ns_arrival_of(&a, 1, isn + 101), 0);
 }
@@ -79,10 +87,11 @@ static void t_a_hole_loses_only_its_messages(void **state)
 	ns_arrived(&a, 1000, isn + 2000, 1000, 3);
 	assert_int_equal(ns_arrival_of(&a, 2, isn + 2000), 3);
 	assert_int_equal(a.rx.idx, 3);
-	/* 1's retransmission comes late: it is stepped over, not 2's. */
+	/* 1's retransmission comes late: it is 1's arrival, not 2's. */
 	ns_arrived(&a, 1000, isn + 1000, 1000, 4);
-	assert_int_equal(ns_arrival_of(&a, 1, isn + 1000), 0);
+	assert_int_equal(ns_arrival_of(&a, 1, isn + 1000), 4);
 	assert_int_equal(ns_arrival_of(&a, 2, isn + 2000), 3);
+	assert_int_equal(a.rx.idx, 3);
 	/* And the stream goes on in step. */
 	ns_arrived(&a, 1000, isn + 3000, 1000, 5);
 	assert_int_equal(ns_arrival_of(&a, 3, isn + 3000), 5);
@@ -192,6 +201,33 @@ static void t_a_turn_keeps_the_copy_tcp_took(void **state)
 	assert_int_equal(ns_arrival_of(&a, 7, 0xfffffff0u), 200001000ULL);
 }
 
+/*
+ * Issue 11: netfilter drops the copy of a response's first packet after
+ * netif_receive_skb saw it; the retransmission 200 ms later is what TCP
+ * takes, so it is the arrival, across the sequence wrap too.
+ */
+static void t_a_dropped_copy_is_superseded(void **state)
+{
+	struct ns_arrivals a;
+	const unsigned int isn = 0xffffff00u;
+
+	memset(&a, 0, sizeof(a));
+	ns_arm(&a.rx, isn, 0);
+	ns_arrived(&a, 256, isn, 256, 1000);		/* 0, taken */
+	ns_arrived(&a, 256, isn + 256, 256, 2000);	/* 1, dropped */
+	ns_arrived(&a, 256, isn + 256, 256, 200002000ULL);
+	assert_int_equal(ns_arrival_of(&a, 0, isn), 1000);
+	assert_int_equal(ns_arrival_of(&a, 1, isn + 256), 200002000ULL);
+	/* More than NS_SLOTS messages back: the slot is a newer one's. */
+	for (unsigned int m = 2; m < 2 + NS_SLOTS; m++)
+		ns_arrived(&a, 256, isn + 256 * m, 256, 3000 + m);
+	ns_arrived(&a, 256, isn + 256, 256, 999);
+	assert_int_equal(ns_arrival_of(&a, 1 + NS_SLOTS,
+					isn + 256 * (1 + NS_SLOTS)),
+			 3000 + 1 + NS_SLOTS);
+	assert_int_equal(ns_arrival_of(&a, 1, isn + 256), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -202,6 +238,7 @@ int main(void)
 		cmocka_unit_test(t_which_transmitted_packet_carries_a_start),
 		cmocka_unit_test(t_a_track_counts_starts_in_order),
 		cmocka_unit_test(t_a_turn_keeps_the_copy_tcp_took),
+		cmocka_unit_test(t_a_dropped_copy_is_superseded),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
