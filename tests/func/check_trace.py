@@ -8,8 +8,10 @@ For every record of a side: its boundaries follow the side's stage chain
 in time order (a record merged from the wrong kernel events shows up
 here), and its stage columns are those of consecutive boundaries. Per
 flow, the sequence numbers only grow. With both sides (one host, one clock), the
-server's whole transaction lies inside the client's `remote` stage of the
-same flow and sequence number. With --results, the client's records
+server's transaction from the request's arrival to its response's hand-off
+(NETIF_RX to DEV_XMIT) lies inside the client's `remote` stage of the same
+flow and sequence number; its whole span does not (its send_return holds
+the client's receive softirq on loopback). With --results, the client's records
 average to the latency_mean_us (open loop: latency_uncorrected_mean_us)
 the worker reported from its own
 histogram, when every transaction was traced: the stages add up to the
