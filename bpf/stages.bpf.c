@@ -363,6 +363,7 @@ static __always_inline void emit(struct ns_sk *st, __u32 m)
 		r->flow_id = st->flow_id;
 		r->side = st->side;
 		r->next_port = next_port(st);
+		r->port = st->port;
 		r->seq = m;
 		for (i = 0; i < NS_B_COUNT; i++)
 			r->t[i] = 0;
@@ -533,6 +534,10 @@ static __always_inline struct ns_sk *new_storage(const struct sock *sk)
 		st->side = side;
 		st->worker = NS_NO_WORKER;
 		st->flow_id = NS_NO_FLOW;
+		/* tcp_crr: both ends name the connection by its client port. */
+		st->port = NS_IS_SERVER(side) ?
+			   bpf_ntohs(sk->__sk_common.skc_dport) :
+			   sk->__sk_common.skc_num;
 	}
 	return st;
 }
@@ -1220,8 +1225,12 @@ int BPF_PROG(inet_sock_set_state, const struct sock *sk, const int oldstate,
 	st = lookup(sk);
 	if (!st && server)
 		st = new_storage(sk);
-	if (st && NS_IS_CRR(side))
-		stamp_once(slot(st, 0), NS_K_ESTABLISHED, bpf_ktime_get_ns());
+	if (!st || !NS_IS_CRR(side))
+		return 0;
+	stamp_once(slot(st, 0), NS_K_ESTABLISHED, bpf_ktime_get_ns());
+	/* A client's port is bound after SYN_SENT, inside connect(). */
+	if (!st->port)
+		st->port = sk->__sk_common.skc_num;
 	return 0;
 }
 

@@ -203,6 +203,9 @@ struct ns_sk {
 	unsigned char tx_open;	/* a response began, its record not sent */
 	unsigned char late;	/* met mid-stream: wait for a response */
 	unsigned char pad0;
+	/* storage BPF made: the connection's client port, for the records */
+	unsigned short port;
+	unsigned short pad3;
 	unsigned int rx_msgs;	/* inbound messages read whole */
 	unsigned int tx_msgs;	/* outbound messages sent whole */
 	unsigned int rx_seen;	/* inbound messages whose start TCP saw */
@@ -233,6 +236,9 @@ struct ns_krecord {
 	unsigned char pad;
 	/* observe: the port of the connection the request went on to */
 	unsigned short next_port;
+	/* the connection's client port, where BPF made the storage */
+	unsigned short port;
+	unsigned short pad2[3];
 	unsigned long long seq;
 	unsigned long long t[NS_B_COUNT];	/* 0: not seen */
 };

@@ -153,7 +153,9 @@ void trace_worker_take(struct trace_worker *tw, struct flow *f,
 	us = *u;
 	us.no_tcp_send = tw->no_tcp_send;
 	r = merge_transaction(tw->side, &tw->rec, &us, &m);
-	trace_worker_account(tw, r, &m, f->id, tw->rec.seq, f->port);
+	/* tcp_crr: BPF knows each connection's client port; f does not. */
+	trace_worker_account(tw, r, &m, f->id, tw->rec.seq,
+			     tw->rec.port ? tw->rec.port : f->port);
 	if (r != MERGE_OK)
 		return;
 	/* The flow's interval sums, for the stage columns of samples.csv. */

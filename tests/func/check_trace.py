@@ -10,7 +10,8 @@ here), and its stage columns are those of consecutive boundaries. Per
 flow, the sequence numbers only grow. With both sides (one host, one clock), the
 server's transaction from the request's arrival to its response's hand-off
 (NETIF_RX to DEV_XMIT) lies inside the client's `remote` stage of the same
-flow and sequence number; its whole span does not (its send_return holds
+flow and sequence number (tcp_crr: of the same connection, by its client
+port); its whole span does not (its send_return holds
 the client's receive softirq on loopback). With --results, the client's records
 average to the latency_mean_us (open loop: latency_uncorrected_mean_us)
 the worker reported from its own
@@ -82,16 +83,35 @@ def check_side(path):
     return side, rows
 
 
-def check_pair(client, server):
+def inside(c, s):
+    return (int(c["DEV_XMIT"]) <= int(s["NETIF_RX"]) and
+            int(s["DEV_XMIT"]) <= int(c["NETIF_RX"]))
+
+
+def crr_pairs(client, server):
+    """tcp_crr: a connection per transaction, named on both ends by its
+    client port (ports are reused: the one server record of that port
+    inside the client's remote is its own)."""
+    by_port = {}
+    for r in server:
+        by_port.setdefault(r["port"], []).append(r)
+    for c in client:
+        fits = [s for s in by_port.get(c["port"], []) if inside(c, s)]
+        if len(fits) > 1:
+            fail(f"port {c['port']}: {len(fits)} server records fit one client record")
+        yield c, fits[0] if fits else None
+
+
+def check_pair(client, server, crr):
     srv = {(r["flow_id"], r["seq"]): r for r in server}
     both = 0
-    for c in client:
-        s = srv.get((c["flow_id"], c["seq"]))
+    pairs = (crr_pairs(client, server) if crr else
+             ((c, srv.get((c["flow_id"], c["seq"]))) for c in client))
+    for c, s in pairs:
         if not s:
             continue
         both += 1
-        if not (int(c["DEV_XMIT"]) <= int(s["NETIF_RX"]) and
-                int(s["DEV_XMIT"]) <= int(c["NETIF_RX"])):
+        if not inside(c, s):
             fail(f"flow {c['flow_id']} seq {c['seq']}: the server's transaction "
                  "is not inside the client's remote stage")
     if both < len(client) * 0.99:
@@ -108,8 +128,8 @@ def main():
         del args[i:i + 2]
     sides = dict(check_side(p) for p in args)
     crr = any("handshake" in rows[0] for rows in sides.values())
-    if "client" in sides and "server" in sides and not crr:
-        print(f"check_trace: {check_pair(sides['client'], sides['server'])} transactions on both sides")
+    if "client" in sides and "server" in sides:
+        print(f"check_trace: {check_pair(sides['client'], sides['server'], crr)} transactions on both sides")
     if results and "client" in sides:
         rows = sides["client"]
         traced = int(results["client.trace_transactions"])
