@@ -83,24 +83,16 @@ drop_in() {
 # it must not time its message: the retransmission TCP takes is the
 # arrival, so the wait for it lands in the client's remote, never in a
 # receive stage of either side.
+drop_data_both_ways() {
+	drop_in "$2" 'tcp dport 12867 tcp flags & (syn | fin | rst) == 0'
+	drop_in "$1" 'tcp sport 12867 tcp flags & (syn | fin | rst) == 0'
+}
+
 t_trace_a_dropped_packet_lands_in_remote() {
 	need_root
 	command -v nft > /dev/null || { echo "no nft (nftables)"; exit "$SKIP"; }
-	local a=dc$$ b=ds$$ srv
 
-	make_veth "$a" "$b"
-	drop_in "$b" 'tcp dport 12867 tcp flags & (syn | fin | rst) == 0'
-	drop_in "$a" 'tcp sport 12867 tcp flags & (syn | fin | rst) == 0'
-	ip netns exec "$b" timeout 60 "$NETSTAGE" tcp_rr -L 192.0.2.2 -q \
-		--trace --trace-records=srv.csv > srv.out 2> srv.err &
-	srv=$!
-	for i in $(seq 100); do
-		ip netns exec "$b" ss -ltn | grep -q 192.0.2.2:12866 && break
-		sleep 0.05
-	done
-	ip netns exec "$a" timeout 60 "$NETSTAGE" tcp_rr -c -H 192.0.2.2 \
-		-l 3 -q --trace --trace-records=cli.csv > cli.out 2> cli.err
-	wait "$srv"
+	VETH_SETUP=drop_data_both_ways trace_over_veth -l 3
 	python3 - cli.csv srv.csv <<'PY'
 import csv, sys
 def load(p):

@@ -107,10 +107,12 @@ t_trace_ignores_other_processes_sockets() {
 # trace_over_veth ARGS...: a traced tcp_rr from one namespace to a
 # server in another, over a veth pair (a real driver's transmit and
 # receive); ARGS go to the client. Both sides' figures land in `out`.
+# VETH_SETUP names a function run with the two namespaces first.
 trace_over_veth() {
 	local a=nc$$ b=ns$$ srv
 
 	make_veth "$a" "$b"
+	[ -z "${VETH_SETUP:-}" ] || "$VETH_SETUP" "$a" "$b"
 	ip netns exec "$b" timeout 60 "$NETSTAGE" tcp_rr -L 192.0.2.2 -q \
 		--trace --trace-records=srv.csv > srv.out 2> srv.err &
 	srv=$!
