@@ -91,7 +91,7 @@ static int find_listener(int port, char *why, size_t len)
 	n = listening_inodes("/proc/net/tcp", port, ino, 64);
 	n += listening_inodes("/proc/net/tcp6", port, ino + n, 64 - n);
 	if (!n) {
-		snprintf(why, len, "observe: nothing listens on TCP port %d",
+		snprintf(why, len, "nothing listens on TCP port %d",
 			 port);
 		return -1;
 	}
@@ -103,7 +103,7 @@ static int find_listener(int port, char *why, size_t len)
 	if (d)
 		closedir(d);
 	if (pid < 0)
-		snprintf(why, len, "observe: TCP port %d listens, but no "
+		snprintf(why, len, "TCP port %d listens, but no "
 			 "process here holds its socket", port);
 	return pid;
 }
@@ -161,12 +161,14 @@ static int observer_open(struct observer *ob)
 
 	s->rs.tracer = tracer_open(&cfg, s->trace_off, sizeof(s->trace_off));
 	if (!s->rs.tracer) {
-		snprintf(ob->err, sizeof(ob->err), "observe: %.200s",
+		snprintf(ob->err, sizeof(ob->err), "%.200s",
 			 s->trace_off);
 		return -1;
 	}
 	log_info("observing pid %d (and its children) on port %d with %s",
 		 ob->pid, s->o->port, tracer_hooks(s->rs.tracer));
+	if (tracer_note(s->rs.tracer))
+		log_err("%s", tracer_note(s->rs.tracer));
 	/*
 	 * One worker that is no thread, with one flow standing for the
 	 * server: the interval snapshots, samples and progress lines of
@@ -179,7 +181,7 @@ static int observer_open(struct observer *ob)
 	w->tw = xcalloc(1, sizeof(*w->tw));
 	if (trace_worker_init(w->tw, s->rs.tracer, 0, NS_SERVER_OBS,
 			      s->o->trace_max_records)) {
-		snprintf(ob->err, sizeof(ob->err), "observe: ring buffer: %s",
+		snprintf(ob->err, sizeof(ob->err), "ring buffer: %s",
 			 strerror(errno));
 		return -1;
 	}
@@ -265,14 +267,14 @@ int observe_run(struct options *o, const struct workload *wl)
 
 	log_set_role("netstage observe");
 	if (geteuid() != 0) {
-		log_err("observe: needs root to load its BPF programs");
+		log_err("needs root to load its BPF programs");
 		free(ob);
 		return EXIT_RUNTIME;
 	}
 	ob->pid = o->pid ? o->pid : find_listener(o->port, ob->err,
 						  sizeof(ob->err));
 	if (ob->pid > 0 && !alive(ob->pid))
-		snprintf(ob->err, sizeof(ob->err), "observe: no process %d",
+		snprintf(ob->err, sizeof(ob->err), "no process %d",
 			 ob->pid), ob->pid = -1;
 	rc = ob->pid < 0 ? -1 :
 	     side_init(&ob->side, o, wl, 0, ob->err, sizeof(ob->err));

@@ -3,7 +3,9 @@
  * ring (the kernel record of that transaction is already there: BPF
  * emits it inside the worker's own last recv or send of it), merges it
  * with the worker's stamps and adds the stage durations to histograms.
- * No locks: everything here belongs to one worker.
+ * No locks: everything here belongs to one worker. The observer's one
+ * reader (NS_SERVER_OBS) has no stamps of its own: it merges each
+ * record as it reads it.
  */
 #ifndef NETSTAGE_TRACE_COLLECT_H
 #define NETSTAGE_TRACE_COLLECT_H
