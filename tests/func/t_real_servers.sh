@@ -403,3 +403,29 @@ t_join_bad_input() {
 	expect_eq "$rc" 1 "missing file: status"
 	grep -q 'missing.csv: No such file' err
 }
+
+# A kernel without some tracepoints: without sys_exit observe goes on
+# without POLL_RET and says so; without tcp_sendmsg_locked (before 6.15)
+# it cannot tell a request's end and says why.
+t_observe_on_kernels_that_lack_a_tracepoint() {
+	need_root
+	local rc
+
+	start_memcached
+	ns tcp_rr --raw -H 127.0.0.1 -P "$DPORT" --request-data "$GET_K" \
+		--response-end 'END\r\n' -l 4 -q > out &
+	sleep 0.5
+	NETSTAGE_TRACE_PRETEND_MISSING=sys_exit ns observe --port "$DPORT" \
+		-l 1 -q > obs.out 2> obs.err
+	grep -q 'no sys_exit tracepoint: POLL_RET is not stamped' obs.err
+	grep -q '^trace_hooks=.*,sys_exit:none' obs.out
+	expect_gt "$(key obs.out trace_transactions)" 0 "observed"
+	expect_eq "$(key obs.out trace_incomplete)" 0 "incomplete"
+	expect_eq "$(key obs.out stage_wakeup_max_us)" 0.000 "wakeup"
+	rc=0
+	NETSTAGE_TRACE_PRETEND_MISSING=tcp_sendmsg_locked ns observe \
+		--port "$DPORT" -l 1 -q > obs.out 2> obs.err || rc=$?
+	expect_eq "$rc" 1 "status without tcp_sendmsg_locked"
+	grep -q 'no tcp_sendmsg_locked tracepoint' obs.err
+	wait %2
+}
