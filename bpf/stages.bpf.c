@@ -524,21 +524,15 @@ static __always_inline struct ns_sk *new_storage(const struct sock *sk)
 		return NULL;
 	st = bpf_sk_storage_get(&socks, (struct sock *)sk, 0,
 				BPF_SK_STORAGE_GET_F_CREATE);
-
-	if (st && NS_IS_OBS(side)) {
-		/* One ring; a connection is named by its client's port. */
-		st->side = side;
-		st->worker = 0;
-		st->flow_id = bpf_ntohs(sk->__sk_common.skc_dport);
-	} else if (st) {
-		st->side = side;
-		st->worker = NS_NO_WORKER;
-		st->flow_id = NS_NO_FLOW;
-		/* tcp_crr: both ends name the connection by its client port. */
-		st->port = NS_IS_SERVER(side) ?
-			   bpf_ntohs(sk->__sk_common.skc_dport) :
-			   sk->__sk_common.skc_num;
-	}
+	if (!st)
+		return NULL;
+	st->side = side;
+	/* Both ends name a connection by its client port (records, join). */
+	st->port = NS_IS_SERVER(side) ? bpf_ntohs(sk->__sk_common.skc_dport)
+				      : sk->__sk_common.skc_num;
+	/* observe: one ring, and the connection is the flow. */
+	st->worker = NS_IS_OBS(side) ? 0 : NS_NO_WORKER;
+	st->flow_id = NS_IS_OBS(side) ? st->port : NS_NO_FLOW;
 	return st;
 }
 
@@ -820,7 +814,8 @@ int BPF_PROG(sk_data_ready, const struct sock *sk)
 		return 0;
 	if (NS_IS_UDP(st->side))
 		return udp_ready(sk, st);
-	if (NS_IS_OBS(st->side)) {
+	/* `side`, not st->side: the verifier drops this when not observing. */
+	if (NS_IS_OBS(side)) {
 		sl = slot(st, st->rx_seen - 1);
 		if (st->rx_open && sl[NS_K_TCP_RX] && !sl[NS_K_DATA_READY])
 			sl[NS_K_DATA_READY] = bpf_ktime_get_ns();
@@ -945,17 +940,17 @@ static __always_inline int obs_sent(struct ns_sk *st)
 static __always_inline int message_part(struct sock *sk, int ret, int rx)
 {
 	struct ns_sk *st = lookup(sk);
-	__u32 side, *bytes, size, m;
+	__u32 end, *bytes, size, m;
 
 	if (!st)
 		return 0;
-	if (NS_IS_OBS(st->side))
+	if (NS_IS_OBS(side))
 		return rx ? obs_read(st) : obs_sent(st);
-	side = st->side & 1;
+	end = st->side & 1;
 	if (rx && NS_IS_UDP(st->side))
 		udp_read(sk, st);
 	bytes = rx ? &st->rx_bytes : &st->tx_bytes;
-	size = rx ? rx_size[side] : tx_size[side];
+	size = rx ? rx_size[end] : tx_size[end];
 	*bytes += ret;
 	if (*bytes < size)
 		return 0;
@@ -968,7 +963,7 @@ static __always_inline int message_part(struct sock *sk, int ret, int rx)
 	slot(st, m)[rx ? NS_K_RECV_RET : NS_K_SEND_RET] = bpf_ktime_get_ns();
 	if (!rx && no_tcp_send && !NS_IS_UDP(st->side))
 		tx_track_late(sk, st, m + 1);
-	if (side == (rx ? NS_CLIENT : NS_SERVER))
+	if (end == (rx ? NS_CLIENT : NS_SERVER))
 		emit(st, m);
 	return 0;
 }
@@ -1034,10 +1029,8 @@ int BPF_PROG(tcp_sendmsg_locked, const struct sock *sk, const struct msghdr *msg
 	if (empty)
 		return 0;
 	st = lookup(sk);
-	if (st && NS_IS_OBS(st->side))
-		return obs_send(sk, st);
-	if (!st && NS_IS_OBS(side))
-		return obs_forward(sk);
+	if (NS_IS_OBS(side))
+		return st ? obs_send(sk, st) : obs_forward(sk);
 	if (!st || st->tx_bytes)
 		return 0;
 	tp = bpf_skc_to_tcp_sock((void *)sk);

@@ -127,7 +127,8 @@ int main(int argc, char **argv)
 		options_free(&o);
 		return 0;
 	}
-	if (options_validate(&o, err, sizeof(err)) || raw_spec(&o, err, sizeof(err)) ||
+	if (options_validate(&o, err, sizeof(err)) ||
+	    raw_spec(&o, err, sizeof(err)) ||
 	    report_check_keys(&o, wl, err, sizeof(err))) {
 		log_err("%s", err);
 		free_options(&o);

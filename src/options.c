@@ -144,7 +144,7 @@ static const struct opt_def defs[] = {
 	{ "raw", 0, T_BOOL, O(raw), W_RR, NULL, 0, 0,
 	  "client for any server: no control connection, flows connect to --host/--port (docs/real-servers.md)" },
 	{ "request_data", 0, T_STR, O(request_data), W_RR, NULL, 0, 0,
-	  "--raw: the request, with C escapes (\\r \\n \\t \\\\ \\xHH)" },
+	  "--raw: the request, with C escapes (\\r \\n \\t \\\\ \\0 \\xHH)" },
 	{ "request_file", 0, T_STR, O(request_file), W_RR, NULL, 0, 0,
 	  "--raw: the request is this file's bytes" },
 	{ "response_end", 0, T_STR, O(response_end), W_TCP_RR | W_TCP_CRR,

@@ -41,9 +41,7 @@ static int on_kernel_record(void *ctx, void *data, size_t size)
 		return 0;
 	memcpy(&rec, data, sizeof(rec));
 	r = merge_transaction(tw->side, &rec, &u, &m);
-	/* A connection the observer met is named by its client's port. */
-	tr = trace_worker_account(tw, r, &m, rec.flow_id, rec.seq,
-				  rec.flow_id);
+	tr = trace_worker_account(tw, r, &m, rec.flow_id, rec.seq, rec.port);
 	if (tr)
 		tr->next_port = rec.next_port;
 	if (!f)

@@ -80,35 +80,7 @@ static void unreliable(const struct trace_summary *ts, uint64_t all,
 		kv_str(out, "trace_unreliable", buf);
 }
 
-static void trace_counts_kv(const struct trace_summary *ts,
-			    uint64_t transactions, struct kv_list *out);
-
-void trace_kv(const struct trace_summary *ts, const struct tracer *t,
-	      const char *off_reason, uint64_t transactions,
-	      struct kv_list *out)
-{
-
-	if (!t) {
-		kv_str(out, "trace_status", "off");
-		kv_str(out, "trace_error", off_reason);
-		return;
-	}
-	kv_str(out, "trace_status", ts->hist_mode ? "hist" : "records");
-	kv_str(out, "trace_hooks", tracer_hooks(t));
-	kv_num(out, "trace_setup_ms", tracer_setup_ns(t) / 1e6, 3);
-	trace_counts_kv(ts, transactions, out);
-}
-
-void trace_kv_names(const struct trace_summary *ts, struct kv_list *out)
-{
-	kv_str(out, "trace_status", "");
-	kv_str(out, "trace_error", "");
-	kv_str(out, "trace_hooks", "");
-	kv_str(out, "trace_setup_ms", "");
-	kv_str(out, "trace_unreliable", "");
-	trace_counts_kv(ts, 0, out);
-}
-
+/* The counts and the stage keys of ts. */
 static void trace_counts_kv(const struct trace_summary *ts,
 			    uint64_t transactions, struct kv_list *out)
 {
@@ -137,6 +109,32 @@ static void trace_counts_kv(const struct trace_summary *ts,
 		kv_num(out, key, h->count ? h->max / 1e3 : 0, 3);
 	}
 }
+
+void trace_kv(const struct trace_summary *ts, const struct tracer *t,
+	      const char *off_reason, uint64_t transactions,
+	      struct kv_list *out)
+{
+	if (!t) {
+		kv_str(out, "trace_status", "off");
+		kv_str(out, "trace_error", off_reason);
+		return;
+	}
+	kv_str(out, "trace_status", ts->hist_mode ? "hist" : "records");
+	kv_str(out, "trace_hooks", tracer_hooks(t));
+	kv_num(out, "trace_setup_ms", tracer_setup_ns(t) / 1e6, 3);
+	trace_counts_kv(ts, transactions, out);
+}
+
+void trace_kv_names(const struct trace_summary *ts, struct kv_list *out)
+{
+	kv_str(out, "trace_status", "");
+	kv_str(out, "trace_error", "");
+	kv_str(out, "trace_hooks", "");
+	kv_str(out, "trace_setup_ms", "");
+	kv_str(out, "trace_unreliable", "");
+	trace_counts_kv(ts, 0, out);
+}
+
 
 void trace_table(const struct trace_summary *ts, FILE *f, const char *who)
 {
