@@ -30,6 +30,19 @@ start_observer() {
 	fail "observe never started"
 }
 
+# load_memcached ARGS...: --raw gets of k in the background (load.out),
+# back once its connections are established.
+load_memcached() {
+	ns tcp_rr --raw -H 127.0.0.1 -P "$DPORT" --request-data "$GET_K" \
+		--response-end 'END\r\n' -q "$@" > load.out &
+	for i in $(seq 100); do
+		ss -Htn state established "dport = :$DPORT" | grep -q . &&
+			return 0
+		sleep 0.05
+	done
+	fail "the load never connected"
+}
+
 # mc_stat NAME: memcached's own counter NAME.
 mc_stat() {
 	printf 'stats\r\nquit\r\n' | socat -t 2 - "TCP:127.0.0.1:$DPORT" |
@@ -230,9 +243,7 @@ t_observe_picks_up_connections_already_open() {
 	local o
 
 	start_memcached
-	ns tcp_rr --raw -H 127.0.0.1 -P "$DPORT" --request-data "$GET_K" \
-		--response-end 'END\r\n' -F 2 -l 4 -q > out &
-	sleep 1
+	load_memcached -F 2 -l 4
 	ns observe --port "$DPORT" -l 1 > obs.out 2> obs.err
 	wait %2
 	o=$(key obs.out num_transactions)
@@ -277,9 +288,7 @@ t_observe_outputs_every_side_has() {
 	local o
 
 	start_memcached
-	ns tcp_rr --raw -H 127.0.0.1 -P "$DPORT" --request-data "$GET_K" \
-		--response-end 'END\r\n' -l 5 -q > out &
-	sleep 0.5
+	load_memcached -l 5
 	ns observe --port "$DPORT" -l 2 -Asamples.csv --json obs.json \
 		--script "$EX/stage-report.lua" > obs.out \
 		2> obs.err
@@ -412,9 +421,7 @@ t_observe_on_kernels_that_lack_a_tracepoint() {
 	local rc
 
 	start_memcached
-	ns tcp_rr --raw -H 127.0.0.1 -P "$DPORT" --request-data "$GET_K" \
-		--response-end 'END\r\n' -l 4 -q > out &
-	sleep 0.5
+	load_memcached -l 4
 	NETSTAGE_TRACE_PRETEND_MISSING=sys_exit ns observe --port "$DPORT" \
 		-l 1 -q > obs.out 2> obs.err
 	grep -q 'no sys_exit tracepoint: POLL_RET is not stamped' obs.err
