@@ -45,8 +45,9 @@ NS_INLINE unsigned int ns_starts(unsigned long long off, unsigned int len,
 
 /*
  * Where the next message of a stream starts, for events that see
- * packets but not the socket's own counts: the sequence number of the
- * next start expected and its message number.
+ * packets but not the socket's own counts (a kernel without
+ * tcp_sendmsg_locked): the sequence number of the next start expected
+ * and its message number.
  */
 struct ns_track {
 	unsigned int next;
@@ -91,95 +92,6 @@ NS_INLINE unsigned int ns_track(struct ns_track *t, unsigned int size,
 	t->next = next;
 	t->idx += n;
 	return n;
-}
-
-/*
- * Per connection, seen before TCP matches packets to a socket: the
- * receive track and when the packet carrying each message start arrived,
- * tagged by the start's sequence number; the transmit track serves a
- * kernel without the tcp_sendmsg_locked tracepoint.
- */
-struct ns_arrivals {
-	struct ns_track rx, tx;
-	unsigned int tag[NS_SLOTS];	/* start sequence number by slot */
-	unsigned long long time[NS_SLOTS];
-};
-
-/*
- * A packet carrying bytes before the track's next start came again (a
- * retransmission, or a copy after one dropped on its way to TCP): the
- * starts it carries take this copy's arrival. TCP has not taken them
- * yet, or this copy is the one it takes: a copy netfilter or a full
- * backlog dropped after netif_receive_skb must not time its message.
- * Once TCP has taken a start, its arrival was read then, so a later
- * duplicate changes nothing that counts. At most NS_SLOTS starts back.
- */
-NS_INLINE void ns_rearrived(struct ns_arrivals *a, unsigned int size,
-			    unsigned int seq, unsigned int len,
-			    unsigned long long now)
-{
-	unsigned int back = a->rx.next - seq, k, s, m;
-
-	if (!size || !a->rx.armed || ns_diff(a->rx.next, seq) <= 0)
-		return;
-	for (k = 1; k <= NS_SLOTS && k * size <= back; k++) {
-		s = a->rx.next - k * size;
-		if (s - seq >= len)
-			continue;
-		m = a->rx.idx - k;
-		a->tag[NS_SLOT(m)] = s;
-		a->time[NS_SLOT(m)] = now;
-	}
-}
-
-/* A packet [seq, seq + len) arrived at `now`: note its message starts. */
-NS_INLINE void ns_arrived(struct ns_arrivals *a, unsigned int size,
-			  unsigned int seq, unsigned int len,
-			  unsigned long long now)
-{
-	unsigned int first = 0, n, start, i;
-
-	ns_rearrived(a, size, seq, len, now);
-	n = ns_track(&a->rx, size, seq, len, &first);
-	start = a->rx.next - n * size;
-
-	for (i = 0; i < NS_SLOTS && i < n; i++) {
-		a->tag[NS_SLOT(first + i)] = start + i * size;
-		a->time[NS_SLOT(first + i)] = now;
-	}
-}
-
-/*
- * Messages of no fixed size (observe): the receive track names the one
- * start expected next, armed as the response before it begins. Every
- * packet carrying that byte notes its arrival, so a copy dropped before
- * TCP took it (netfilter, a full backlog) is superseded by the copy TCP
- * takes, which disarms the track (ns_turn_taken).
- */
-NS_INLINE void ns_arrived_turn(struct ns_arrivals *a, unsigned int seq,
-			       unsigned int len, unsigned long long now)
-{
-	unsigned int s = NS_SLOT(a->rx.idx);
-
-	if (!a->rx.armed || a->rx.next - seq >= len)
-		return;
-	a->tag[s] = a->rx.next;
-	a->time[s] = now;
-}
-
-/* TCP took the expected start: no later copy of it is an arrival. */
-NS_INLINE void ns_turn_taken(struct ns_arrivals *a)
-{
-	a->rx.armed = 0;
-}
-
-/* When message m, first byte at sequence number sb, arrived; 0: unseen. */
-NS_INLINE unsigned long long ns_arrival_of(const struct ns_arrivals *a,
-					   unsigned int m, unsigned int sb)
-{
-	if (a->tag[NS_SLOT(m)] != sb)
-		return 0;
-	return a->time[NS_SLOT(m)];
 }
 
 /*

@@ -8,13 +8,10 @@
  * socket costs one failed storage lookup. Several messages can be in
  * flight on a socket (--burst): each has its slot, by its number in the
  * stream, found from TCP sequence numbers, never from the order events
- * happen to come in. Receive starts before a packet has a socket, so
- * netif_receive_skb keeps, per connection of the data port, when the
- * packet carrying each message's first byte arrived, and tcp_probe
- * (which has the socket) takes it by the socket's addresses and that
- * byte's sequence number. A UDP datagram stays one skb from the device
- * to the socket queue: its arrival is kept by skb until the socket is
- * woken for it (udp_ready).
+ * happen to come in. A packet's arrival is the kernel's own receive
+ * stamp of its skb (rx_arrival), read where TCP or UDP has the socket:
+ * no program runs per packet before that, and a copy dropped on its way
+ * to the socket cannot time a message.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
@@ -29,9 +26,6 @@
 char LICENSE[] SEC("license") = "GPL";
 
 #define ETH_P_IP 0x0800
-#define ETH_P_IPV6 0x86DD
-#define IPPROTO_TCP 6
-#define IPPROTO_UDP 17
 #define MSG_PEEK 2
 
 /* Set by user space before load. */
@@ -51,6 +45,11 @@ const volatile __u32 observe_netns;
 volatile __u8 obs_ready;
 /* observe: the server has sent a request on (obs_forward) at least once */
 volatile __u8 forwarding;
+/*
+ * CLOCK_REALTIME - CLOCK_MONOTONIC, set by user space: skb receive
+ * stamps are on the first clock, bpf_ktime_get_ns() reads the second.
+ */
+volatile __s64 real_offset;
 /* The kernel has no tcp_sendmsg_locked tracepoint: no TCP_SEND. */
 const volatile __u8 no_tcp_send;
 /*
@@ -120,8 +119,7 @@ struct {
 } rings SEC(".maps");
 
 /*
- * A connection as a packet to it names it, and as its socket does.
- * Addresses are folded to 32 bits (IPv6: the XOR of its words): a short
+ * A connection, as its socket names it. Addresses are folded to 32 bits (IPv6: the XOR of its words): a short
  * key hashes fast, and two connections between the same ports whose
  * folded addresses collide are not a case loopback or a test bed meets.
  */
@@ -138,48 +136,19 @@ static __always_inline __u32 fold(const __u32 *a)
 }
 
 /*
- * Per connection, when the packets carrying its message starts arrived
- * (msgnum.h). Armed when the connection is established (or, failing
- * that, at its first payload TCP takes): the arrival of a message needs
- * to know where messages start before it comes in. One entry per
- * connection for good: after that, lookups only.
+ * Per connection, where its outbound messages start, for a kernel
+ * without tcp_sendmsg_locked (msgnum.h): armed when the connection is
+ * established, or after its first message is sent whole.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 8192);
 	__type(key, struct conn);
-	__type(value, struct ns_arrivals);
-} arrivals SEC(".maps");
+	__type(value, struct ns_track);
+} tx_tracks SEC(".maps");
 
-/* A blank entry to insert: too big for the BPF stack. */
-static const struct ns_arrivals no_arrivals;
-
-/*
- * UDP: when each datagram of the data port arrived, by skb, in a
- * direct-mapped table: a store, where a hash map's insert and delete
- * cost a few hundred ns a datagram. Two datagrams in flight at once in
- * one slot lose the first's arrival: its transaction is incomplete.
- */
-#define UDP_RX_SLOTS 4096
-
-struct udp_arrival {
-	__u64 skb;
-	__u64 time;
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, UDP_RX_SLOTS);
-	__type(key, __u32);
-	__type(value, struct udp_arrival);
-} udp_rx SEC(".maps");
-
-static __always_inline struct udp_arrival *udp_slot(__u64 skb)
-{
-	__u32 i = (__u32)((skb >> 8) ^ (skb >> 20)) & (UDP_RX_SLOTS - 1);
-
-	return bpf_map_lookup_elem(&udp_rx, &i);
-}
+/* A blank entry to insert. */
+static const struct ns_track no_track;
 
 /* --trace=hist: a histogram per kernel stage of this side. */
 struct khist {
@@ -381,111 +350,27 @@ done:
 		sl[i] = 0;
 }
 
-/* Bytes of L3 and L4 header ours() needs at most: IPv6 (40) + TCP (13). */
-#define HDR_BYTES 64
-
-/* ours(): what a packet of the data port carries. */
-enum { NOT_OURS, TCP_PAYLOAD, UDP_PAYLOAD };
-
-/* A packet of ours: its connection, and where its TCP payload lies. */
-struct pkt {
-	struct conn c;
-	__u32 seq;
-	__u32 len;
-};
-
 static __always_inline __u32 be32(const __u8 *b)
 {
 	return (__u32)b[0] << 24 | (__u32)b[1] << 16 | (__u32)b[2] << 8 | b[3];
 }
 
 /*
- * Is this packet TCP payload (or, tracing UDP, a datagram) to or from
- * the data port? If so, fill in what it is. skb->data is at L3; one read
- * takes both headers. Pure ACKs are no message.
+ * When the packet of this skb came in, on bpf_ktime_get_ns()'s clock:
+ * the stamp the kernel gives it as it enters the stack (netif_rx, or
+ * netif_receive_skb with net.core.netdev_tstamp_prequeue=0), as long as
+ * a socket asked for receive stamps (user space keeps one that did).
+ * By the time TCP or UDP has the skb, a mono delivery time has been
+ * replaced by it. 0: no stamp.
  */
-static __always_inline int ours(const struct sk_buff *skb, struct pkt *p)
+static __always_inline __u64 rx_arrival(const struct sk_buff *skb)
 {
-	__u16 proto = bpf_ntohs(skb->protocol), iplen, sport, dport;
-	__u8 h[HDR_BYTES], doff, l4 = NS_IS_UDP(side) ? IPPROTO_UDP
-						      : IPPROTO_TCP;
-	__u32 a6[4], hlen;
-	unsigned int thoff;
+	__s64 t = skb->tstamp;
 
-	if (proto != ETH_P_IP && proto != ETH_P_IPV6)
-		return 0;
-	if (bpf_probe_read_kernel(h, sizeof(h), skb->data))
-		return 0;
-	if (proto == ETH_P_IP) {
-		if (h[9] != l4)
-			return 0;
-		thoff = (h[0] & 0xf) * 4;
-		if (thoff < 20 || thoff > HDR_BYTES - 14)
-			return 0;
-		iplen = (h[2] << 8 | h[3]) - thoff;
-		__builtin_memcpy(&p->c.raddr, h + 12, 4);
-		__builtin_memcpy(&p->c.laddr, h + 16, 4);
-	} else {
-		if (h[6] != l4)
-			return 0;
-		thoff = 40;
-		iplen = h[4] << 8 | h[5];
-		__builtin_memcpy(a6, h + 8, 16);
-		p->c.raddr = fold(a6);
-		__builtin_memcpy(a6, h + 24, 16);
-		p->c.laddr = fold(a6);
-	}
-	sport = h[thoff] << 8 | h[thoff + 1];
-	dport = h[thoff + 2] << 8 | h[thoff + 3];
-	doff = h[thoff + 12];
-	/* Only packets to this side's sockets: to a server's data port,
-	 * from it to a client. */
-	if ((NS_IS_SERVER(side) ? dport : sport) != data_port)
-		return 0;
-	p->c.rport = bpf_htons(sport);
-	p->c.lport = bpf_htons(dport);
-	if (l4 == IPPROTO_UDP)
-		return (h[thoff + 4] << 8 | h[thoff + 5]) > 8 ? UDP_PAYLOAD
-							       : NOT_OURS;
-	p->seq = be32(h + thoff + 4);
-	hlen = (doff >> 4) * 4;
-	/* A length of 0 is a GSO packet too big for the field. */
-	p->len = (iplen ? iplen : skb->len - thoff) - hlen;
-	return (iplen ? iplen : skb->len - thoff) > hlen ? TCP_PAYLOAD
-							 : NOT_OURS;
+	return t > real_offset ? t - real_offset : 0;
 }
 
-SEC("tp_btf/netif_receive_skb")
-int BPF_PROG(netif_receive_skb, struct sk_buff *skb)
-{
-	struct udp_arrival *u;
-	struct ns_arrivals *a;
-	struct pkt p = {};
-	__u64 key = (__u64)skb;
-
-	if (empty)
-		return 0;
-	switch (ours(skb, &p)) {
-	case NOT_OURS:
-		return 0;
-	case UDP_PAYLOAD:
-		u = udp_slot(key);
-		if (u) {
-			u->time = bpf_ktime_get_ns();
-			u->skb = key;
-		}
-		return 0;
-	}
-	a = bpf_map_lookup_elem(&arrivals, &p.c);
-	if (a && NS_IS_OBS(side))
-		ns_arrived_turn(a, p.seq, p.len, bpf_ktime_get_ns());
-	else if (a)
-		ns_arrived(a, rx_size[NS_IS_SERVER(side)], p.seq, p.len,
-			   bpf_ktime_get_ns());
-	return 0;
-}
-
-/* The connection of a socket, keyed as ours() keys its packets. */
+/* The connection of a socket, keyed by its addresses and ports. */
 static __always_inline void sock_conn(const struct sock *sk, int v4,
 				      struct conn *c)
 {
@@ -545,15 +430,15 @@ static __always_inline int sock_v4(const struct sock *sk)
 	       (!d[0] && !d[1] && d[2] == bpf_htonl(0xffff));
 }
 
-/* A connection's arrivals entry, made blank if it has none. */
-static __always_inline struct ns_arrivals *arrivals_get(const struct conn *c)
+/* A connection's transmit track, made blank if it has none. */
+static __always_inline struct ns_track *track_get(const struct conn *c)
 {
-	struct ns_arrivals *a = bpf_map_lookup_elem(&arrivals, c);
+	struct ns_track *t = bpf_map_lookup_elem(&tx_tracks, c);
 
-	if (a)
-		return a;
-	bpf_map_update_elem(&arrivals, c, &no_arrivals, BPF_NOEXIST);
-	return bpf_map_lookup_elem(&arrivals, c);
+	if (t)
+		return t;
+	bpf_map_update_elem(&tx_tracks, c, &no_track, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&tx_tracks, c);
 }
 
 /*
@@ -580,18 +465,16 @@ static __always_inline int rx_payload(const struct sk_buff *skb, __u32 *seq,
 /*
  * TCP receive: in tcp_rcv_established, before it takes the segment;
  * skb->data is at the TCP header. Every message whose first byte the
- * segment carries gets its TCP_RX, and the arrival of the packet that
- * carried that byte. A message is numbered by its offset in the stream:
- * bytes_received counts the stream up to rcv_nxt.
+ * segment carries gets its TCP_RX, and this packet's arrival. A message
+ * is numbered by its offset in the stream: bytes_received counts the
+ * stream up to rcv_nxt.
  */
 static __always_inline int tcp_rx(struct sock *sk, const struct sk_buff *skb)
 {
 	struct ns_sk *st = lookup(sk);
-	struct ns_arrivals *a;
 	struct tcp_sock *tp;
 	__u32 size, seq, len, i, n;
-	__u64 off, m, now, *sl;
-	struct conn c = {};
+	__u64 off, m, now, arrival, *sl;
 
 	if (!st)
 		return 0;
@@ -601,44 +484,33 @@ static __always_inline int tcp_rx(struct sock *sk, const struct sk_buff *skb)
 		return 0;
 	off = tp->bytes_received + ns_diff(seq, tp->rcv_nxt);
 	n = ns_starts(off, len, size, &m);
-	/* The middle of a message: no boundary, nothing to look up. */
+	/* The middle of a message: no boundary. */
 	if (!n)
 		return 0;
-	sock_conn(sk, bpf_ntohs(skb->protocol) == ETH_P_IP, &c);
-	a = bpf_map_lookup_elem(&arrivals, &c);
 	now = bpf_ktime_get_ns();
+	arrival = rx_arrival(skb);
 	for (i = 0; i < NS_SLOTS && i < n; i++, m++) {
 		/* Retransmitted: stamped before, maybe read and gone. */
 		if (ns_diff(m, st->rx_seen) < 0)
 			continue;
 		sl = slot(st, m);
 		sl[NS_K_TCP_RX] = now;
-		sl[NS_K_NETIF_RX] =
-			a ? ns_arrival_of(a, m, seq + (__u32)(m * size - off))
-			  : 0;
+		sl[NS_K_NETIF_RX] = arrival;
 		st->rx_seen = m + 1;
 	}
-	if (a && a->rx.armed)
-		return 0;
-	/* Not armed at the handshake: from the next message on. */
-	a = arrivals_get(&c);
-	if (a)
-		ns_arm(&a->rx, seq + (__u32)(m * size - off), m);
 	return 0;
 }
 
 /*
  * observe: a request is what the server reads until it writes. The
  * first new payload since the response before it began (or since the
- * handshake) starts the next one; its arrival is the copy of its first
- * byte that came last before TCP took it.
+ * handshake) starts the next one; its arrival is this packet's, the
+ * copy of its first byte TCP took.
  */
 static __always_inline int obs_rx(struct sock *sk, const struct sk_buff *skb,
 				  struct ns_sk *st)
 {
-	struct ns_arrivals *a;
 	struct tcp_sock *tp;
-	struct conn c = {};
 	__u32 seq, len, i;
 	__u64 *sl;
 
@@ -659,12 +531,7 @@ static __always_inline int obs_rx(struct sock *sk, const struct sk_buff *skb,
 	if (ns_diff(seq, tp->rcv_nxt) > 0)
 		return 0;
 	sl[NS_K_TCP_RX] = bpf_ktime_get_ns();
-	sock_conn(sk, bpf_ntohs(skb->protocol) == ETH_P_IP, &c);
-	a = bpf_map_lookup_elem(&arrivals, &c);
-	if (!a)
-		return 0;
-	sl[NS_K_NETIF_RX] = ns_arrival_of(a, st->rx_seen - 1, tp->rcv_nxt);
-	ns_turn_taken(a);
+	sl[NS_K_NETIF_RX] = rx_arrival(skb);
 	return 0;
 }
 
@@ -719,14 +586,11 @@ int BPF_PROG(tcp_rcv_established, struct sock *sk, struct sk_buff *skb)
  */
 static __always_inline int udp_ready(const struct sock *sk, struct ns_sk *st)
 {
-	__u64 key = (__u64)sk->sk_receive_queue.prev, arrival = NO_ARRIVAL;
-	struct udp_arrival *u = udp_slot(key);
+	__u64 arrival = rx_arrival(sk->sk_receive_queue.prev);
 	__u32 i;
 
-	if (u && u->skb == key) {
-		arrival = u->time;
-		u->skb = 0;	/* taken: the skb may be reused */
-	}
+	if (!arrival)
+		arrival = NO_ARRIVAL;
 	if (st->udp_overflow)
 		return 0;
 	i = __sync_fetch_and_add(&st->udp_tail, 1);
@@ -842,7 +706,7 @@ static __always_inline void tx_track_late(struct sock *sk, struct ns_sk *st,
 					  __u32 next_msg)
 {
 	struct tcp_sock *tp;
-	struct ns_arrivals *a;
+	struct ns_track *tr;
 	struct conn c = {};
 
 	if (st->tx_tracked)
@@ -851,11 +715,11 @@ static __always_inline void tx_track_late(struct sock *sk, struct ns_sk *st,
 	if (!tp)
 		return;
 	sock_conn(sk, sock_v4(sk), &c);
-	a = arrivals_get(&c);
-	if (!a)
+	tr = track_get(&c);
+	if (!tr)
 		return;
-	if (!a->tx.armed)
-		ns_arm(&a->tx, tp->write_seq, next_msg);
+	if (!tr->armed)
+		ns_arm(tr, tp->write_seq, next_msg);
 	st->tx_tracked = 1;
 }
 
@@ -980,15 +844,13 @@ int BPF_PROG(sock_recv_length, struct sock *sk, int ret, int flags)
 
 /*
  * observe: the first send after a request began is its response: the
- * request has ended, and the next one starts at rcv_nxt (one request
- * in flight per connection). A connection met mid-stream is timed from
- * here on.
+ * request has ended, and the next one starts with the next new payload
+ * (one request in flight per connection). A connection met mid-stream
+ * is timed from here on.
  */
 static __always_inline int obs_send(const struct sock *sk, struct ns_sk *st)
 {
-	struct ns_arrivals *a;
 	struct tcp_sock *tp;
-	struct conn c = {};
 	__u32 m;
 
 	if (!st->rx_open && !st->late)
@@ -996,10 +858,6 @@ static __always_inline int obs_send(const struct sock *sk, struct ns_sk *st)
 	tp = bpf_skc_to_tcp_sock((void *)sk);
 	if (!tp)
 		return 0;
-	sock_conn(sk, sock_v4(sk), &c);
-	a = arrivals_get(&c);
-	if (a)
-		ns_arm(&a->rx, tp->rcv_nxt, st->rx_seen);
 	if (st->late) {
 		st->late = 0;
 		return 0;
@@ -1080,7 +938,7 @@ static __always_inline void tcp_xmit(const struct sk_buff *skb,
 				     const struct sock *sk, struct ns_sk *st)
 {
 	__u32 seq = 0, len, first = 0, end, n, i;
-	struct ns_arrivals *a;
+	struct ns_track *tr;
 	struct conn c = {};
 	__u64 now;
 
@@ -1091,9 +949,9 @@ static __always_inline void tcp_xmit(const struct sk_buff *skb,
 		return;
 	if (no_tcp_send) {
 		sock_conn(sk, bpf_ntohs(skb->protocol) == ETH_P_IP, &c);
-		a = bpf_map_lookup_elem(&arrivals, &c);
-		n = a ? ns_track(&a->tx, tx_size[st->side & 1], seq, len,
-				 &first) : 0;
+		tr = bpf_map_lookup_elem(&tx_tracks, &c);
+		n = tr ? ns_track(tr, tx_size[st->side & 1], seq, len, &first)
+		       : 0;
 	} else {
 		end = ns_xmit(st->tx_seq, st->tx_xmit, st->tx_begun, seq, len,
 			      &first);
@@ -1160,9 +1018,9 @@ int BPF_PROG(dev_hard_start_xmit, struct sk_buff *first)
 }
 
 /*
- * A connection of the data port is established: from here its streams
- * number messages from rcv_nxt and write_seq, so the arrival of the
- * first message's packet is known before TCP takes it. tcp_crr: the
+ * A connection of the data port is established: without
+ * tcp_sendmsg_locked, its outbound messages are numbered from
+ * write_seq, for the device hand-off to know them. tcp_crr: the
  * set-up's stamps, on storage BPF makes (no registration): a client's
  * as its connect() in a worker's thread sends the SYN, a server's as
  * the handshake ends, before accept().
@@ -1174,7 +1032,7 @@ int BPF_PROG(inet_sock_set_state, const struct sock *sk, const int oldstate,
 	int server = NS_IS_SERVER(side);
 	struct tcp_sock *tp;
 	struct conn c = {};
-	struct ns_arrivals *a;
+	struct ns_track *tr;
 	struct ns_sk *st;
 
 	if (empty)
@@ -1206,12 +1064,12 @@ int BPF_PROG(inet_sock_set_state, const struct sock *sk, const int oldstate,
 	if (server ? sk->__sk_common.skc_num != data_port
 		   : sk->__sk_common.skc_dport != bpf_htons(data_port))
 		return 0;
-	tp = bpf_skc_to_tcp_sock((void *)sk);
-	sock_conn(sk, sock_v4(sk), &c);
-	a = tp ? arrivals_get(&c) : NULL;
-	if (a) {
-		ns_arm(&a->rx, tp->rcv_nxt, 0);
-		ns_arm(&a->tx, tp->write_seq, 0);
+	if (no_tcp_send) {
+		tp = bpf_skc_to_tcp_sock((void *)sk);
+		sock_conn(sk, sock_v4(sk), &c);
+		tr = tp ? track_get(&c) : NULL;
+		if (tr)
+			ns_arm(tr, tp->write_seq, 0);
 	}
 	if (!NS_IS_CRR(side) && !NS_IS_OBS(side))
 		return 0;

@@ -17,7 +17,7 @@
 	X(APP_SEND, U)	  /* worker calls send() for the message */	\
 	X(TCP_SEND, K)	  /* first tcp_sendmsg_locked of the message */	\
 	X(DEV_XMIT, K)	  /* first device hand-off after it */		\
-	X(NETIF_RX, K)	  /* netif_receive_skb of the first payload skb */ \
+	X(NETIF_RX, K)	  /* kernel receive stamp of the first payload skb */ \
 	X(TCP_RX, K)	  /* tcp_probe (tcp_rcv_established), same skb */ \
 	X(DATA_READY, K)  /* first sk_data_ready after it */		\
 	X(EPOLL_RET, U)	  /* epoll_wait returned with the flow readable */ \

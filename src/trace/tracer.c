@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -33,11 +35,10 @@ struct hook {
 #define ONLY_TCP 1
 #define ONLY_OBSERVE 2
 
-enum { H_NETIF, H_TCP_RX, H_DATA_READY, H_RECV, H_TCP_SEND, H_XMIT, H_SEND,
+enum { H_TCP_RX, H_DATA_READY, H_RECV, H_TCP_SEND, H_XMIT, H_SEND,
        H_STATE, H_SYSEXIT, H_COUNT };
 
 static const struct hook hooks[H_COUNT] = {
-	[H_NETIF] = { "netif_receive_skb", NULL, "netif_receive_skb", 0 },
 	[H_TCP_RX] = { "tcp_rcv_established", "tcp_rcv_established",
 		       "tcp_probe", ONLY_TCP },
 	[H_DATA_READY] = { "sk_data_ready", NULL, "sk_data_ready", 0 },
@@ -74,6 +75,7 @@ struct tracer {
 	int nworkers;
 	enum ns_side side;
 	int missing[H_COUNT];	/* the kernel lacks its tracepoint */
+	int stamp_fd;		/* keeps the kernel stamping packets */
 	const char *note;
 	char hooks[512];
 	uint64_t setup_ns;
@@ -242,6 +244,55 @@ static int make_rings(struct tracer *t, char *why, size_t len)
 	return 0;
 }
 
+/*
+ * The kernel stamps received packets (skb->tstamp, CLOCK_REALTIME) while
+ * any socket asks for it: BPF reads a packet's arrival there rather than
+ * run a program for every packet. 0, or -1 with `why`.
+ */
+static int keep_stamping(struct tracer *t, char *why, size_t len)
+{
+	int on = 1;
+
+	t->stamp_fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (t->stamp_fd < 0 ||
+	    setsockopt(t->stamp_fd, SOL_SOCKET, SO_TIMESTAMPNS, &on,
+		       sizeof(on))) {
+		snprintf(why, len, "tracing off: receive time stamps: %s",
+			 strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * CLOCK_REALTIME - CLOCK_MONOTONIC, from the closest of a few readings
+ * of the one between two of the other.
+ */
+static int64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (int64_t)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+}
+
+static int64_t real_offset(void)
+{
+	int64_t best = 0, gap = INT64_MAX, a, r, b;
+	int i;
+
+	for (i = 0; i < 8; i++) {
+		a = clock_ns(CLOCK_MONOTONIC);
+		r = clock_ns(CLOCK_REALTIME);
+		b = clock_ns(CLOCK_MONOTONIC);
+		if (b - a < gap) {
+			gap = b - a;
+			best = r - (a + (b - a) / 2);
+		}
+	}
+	return best;
+}
+
 static const char *load_reason(int err)
 {
 	if (access("/sys/kernel/btf/vmlinux", R_OK))
@@ -263,6 +314,7 @@ struct tracer *tracer_open(const struct tracer_cfg *cfg, char *why,
 	libbpf_set_print(libbpf_log);
 	for (i = 0; i < NS_MAX_RINGS; i++)
 		t->ring_fd[i] = -1;
+	t->stamp_fd = -1;
 	t->nworkers = cfg->nworkers;
 	t->side = cfg->side;
 	if (t->nworkers > NS_MAX_RINGS) {
@@ -282,8 +334,11 @@ struct tracer *tracer_open(const struct tracer_cfg *cfg, char *why,
 		snprintf(why, len, "tracing off: %s", load_reason(err));
 		goto fail;
 	}
-	if ((!cfg->hist_mode && make_rings(t, why, len)) ||
-	    attach(t, fentry, why, len))
+	if (keep_stamping(t, why, len) ||
+	    (!cfg->hist_mode && make_rings(t, why, len)))
+		goto fail;
+	t->skel->bss->real_offset = real_offset();
+	if (attach(t, fentry, why, len))
 		goto fail;
 	t->skel->bss->obs_ready = 1;
 	t->setup_ns = now_ns() - t0;
@@ -408,6 +463,8 @@ void tracer_close(struct tracer *t)
 	for (i = 0; i < NS_MAX_RINGS; i++)
 		if (t->ring_fd[i] >= 0)
 			close(t->ring_fd[i]);
+	if (t->stamp_fd >= 0)
+		close(t->stamp_fd);
 	stages_bpf__destroy(t->skel);
 	free(t);
 }

@@ -323,7 +323,7 @@ t_trace_udp_rr_both_sides() {
 		check_trace_counts out $side udp_rx
 	done
 	# UDP has no TCP hooks: none attached, none listed.
-	grep -q '^client.trace_hooks=netif_receive_skb:tp_btf,sk_data_ready:tp_btf,sock_recv_length:tp_btf,dev_hard_start_xmit:\(fentry\|tp_btf\),sock_send_length:tp_btf$' out
+	grep -q '^client.trace_hooks=sk_data_ready:tp_btf,sock_recv_length:tp_btf,dev_hard_start_xmit:\(fentry\|tp_btf\),sock_send_length:tp_btf$' out
 	grep -q '^client.stage_udp_rx_p99_us=' out
 	! grep -q '^client.stage_tcp_tx' out
 	$CHECK_TRACE tr.csv tr.server.csv --results out
