@@ -31,9 +31,22 @@ char LICENSE[] SEC("license") = "GPL";
 /* Set by user space before load. */
 const volatile __u32 rx_size[2];	/* [side]: bytes of an inbound message */
 const volatile __u32 tx_size[2];	/* [side]: bytes of an outbound one */
-const volatile __u16 data_port;		/* packets to or from it are ours */
 const volatile __u8 side;		/* enum ns_side of this process */
+/*
+ * --local: this one object serves the client (side) and its server
+ * (side | 1), whose process inherits it: every event runs one program,
+ * not one per end.
+ */
+const volatile __u8 both_ends;
 const volatile __u8 hist_mode;		/* --trace=hist: no records */
+/*
+ * --trace-sample: TCP messages whose number is a multiple of `sample`
+ * are timed, the rest leave each program after the storage lookup. A
+ * socket has at most `inflight` messages in flight each way, fewer than
+ * `sample`: a sampled message starts after the one before it is done.
+ */
+const volatile __u32 sample;
+const volatile __u32 inflight;
 const volatile __u32 observe_tgid;	/* observe: the server's process */
 /* observe: its network namespace; tracepoints see every namespace's */
 const volatile __u32 observe_netns;
@@ -45,6 +58,8 @@ const volatile __u32 observe_netns;
 volatile __u8 obs_ready;
 /* observe: the server has sent a request on (obs_forward) at least once */
 volatile __u8 forwarding;
+/* The server's data port: set by user space once it is known. */
+volatile __u16 data_port;
 /*
  * CLOCK_REALTIME - CLOCK_MONOTONIC, set by user space: skb receive
  * stamps are on the first clock, bpf_ktime_get_ns() reads the second.
@@ -150,30 +165,30 @@ struct {
 /* A blank entry to insert. */
 static const struct ns_track no_track;
 
-/* --trace=hist: a histogram per kernel stage of this side. */
+/* --trace=hist: a histogram per kernel stage, by end and stage. */
 struct khist {
 	__u32 b[HIST_BUCKETS];
 };
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, NS_MAX_KSTAGES);
+	__uint(max_entries, 2 * NS_MAX_KSTAGES);
 	__type(key, __u32);
 	__type(value, struct khist);
 } khists SEC(".maps");
 
-/* --trace=hist: [0] transactions timed, [1] incomplete. */
+/* --trace=hist: by end, [0] transactions timed, [1] incomplete. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 2);
+	__uint(max_entries, 4);
 	__type(key, __u32);
 	__type(value, __u64);
 } kcounts SEC(".maps");
 
-/* Records that found their ring full. */
+/* Records that found their ring full, by end. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, 2);
 	__type(key, __u32);
 	__type(value, __u64);
 } lost SEC(".maps");
@@ -181,6 +196,21 @@ struct {
 static __always_inline struct ns_sk *lookup(const struct sock *sk)
 {
 	return bpf_sk_storage_get(&socks, (struct sock *)sk, 0, 0);
+}
+
+/* Is message m timed? */
+static __always_inline int sampled(__u32 m)
+{
+	return sample <= 1 || m % sample == 0;
+}
+
+/*
+ * Can a message that may be arriving now, from `next` (the first not
+ * read whole) on, be timed? Without reading the TCP socket.
+ */
+static __always_inline int sampled_ahead(__u32 next)
+{
+	return sample <= 1 || (sample - next % sample) % sample < inflight;
 }
 
 /* Message m's stamps, by enum ns_kboundary. */
@@ -212,9 +242,10 @@ static const __u8 kb[NS_K_COUNT] = { NS_BOUNDARIES(KB) };
 #undef KB_U
 #undef KB_K
 
-static __always_inline void count(__u32 which)
+static __always_inline void count(const struct ns_sk *st, __u32 which)
 {
-	__u64 *n = bpf_map_lookup_elem(&kcounts, &which);
+	__u32 key = (st->side & 1) * 2 + which;
+	__u64 *n = bpf_map_lookup_elem(&kcounts, &key);
 
 	if (n)
 		(*n)++;
@@ -245,12 +276,13 @@ static __always_inline __u64 kspan(const __u64 *sl, __u32 i, int *bad)
  */
 __noinline int account(struct ns_sk *st, __u32 m)
 {
-	__u32 i, k = 0;
+	__u32 i, k;
 	__u64 *sl;
 	int bad = 0;
 
 	if (!st)
 		return 0;
+	k = (st->side & 1) * NS_MAX_KSTAGES;
 	sl = slot(st, m);
 	if (!sl[NS_K_DATA_READY] || sl[NS_K_DATA_READY] > sl[NS_K_RECV_RET])
 		sl[NS_K_DATA_READY] = sl[NS_K_RECV_RET];
@@ -261,7 +293,7 @@ __noinline int account(struct ns_sk *st, __u32 m)
 		if (kstages[i].side == st->side)
 			kspan(sl, i, &bad);
 	if (bad) {
-		count(1);
+		count(st, 1);
 		return 0;
 	}
 	for (i = 0; i < sizeof(kstages) / sizeof(kstages[0]); i++) {
@@ -276,7 +308,7 @@ __noinline int account(struct ns_sk *st, __u32 m)
 		if (h && b < HIST_BUCKETS)
 			h->b[b]++;
 	}
-	count(0);
+	count(st, 0);
 	return 0;
 }
 
@@ -313,7 +345,7 @@ static __always_inline __u16 next_port(const struct ns_sk *st)
  */
 static __always_inline void emit(struct ns_sk *st, __u32 m)
 {
-	__u32 worker = st->worker, zero = 0;
+	__u32 worker = st->worker, end = st->side & 1;
 	__u64 *sl = slot(st, m), *n;
 	struct ns_krecord *r;
 	void *ring;
@@ -341,7 +373,7 @@ static __always_inline void emit(struct ns_sk *st, __u32 m)
 		/* The worker polls its ring after each transaction: no wake-up. */
 		bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
 	} else {
-		n = bpf_map_lookup_elem(&lost, &zero);
+		n = bpf_map_lookup_elem(&lost, &end);
 		if (n)
 			(*n)++;
 	}
@@ -395,11 +427,19 @@ static __always_inline void sock_conn(const struct sock *sk, int v4,
 
 #define AF_INET 2
 
+/* Does this object serve that end of the connections (0 client, 1 server)? */
+static __always_inline int serves(int server)
+{
+	return both_ends || NS_IS_SERVER(side) == server;
+}
+
 /*
- * tcp_crr: storage for a connection of the data port, made by BPF. Its
- * worker is known at its first record; user space numbers its records.
+ * tcp_crr: storage for a connection of the data port, made by BPF, at
+ * its client or its server. Its worker is known at its first record;
+ * user space numbers its records.
  */
-static __always_inline struct ns_sk *new_storage(const struct sock *sk)
+static __always_inline struct ns_sk *new_storage(const struct sock *sk,
+						 int server)
 {
 	struct ns_sk *st;
 
@@ -411,10 +451,10 @@ static __always_inline struct ns_sk *new_storage(const struct sock *sk)
 				BPF_SK_STORAGE_GET_F_CREATE);
 	if (!st)
 		return NULL;
-	st->side = side;
+	st->side = server ? side | 1 : side & ~1;
 	/* Both ends name a connection by its client port (records, join). */
-	st->port = NS_IS_SERVER(side) ? bpf_ntohs(sk->__sk_common.skc_dport)
-				      : sk->__sk_common.skc_num;
+	st->port = server ? bpf_ntohs(sk->__sk_common.skc_dport)
+			  : sk->__sk_common.skc_num;
 	/* observe: one ring, and the connection is the flow. */
 	st->worker = NS_IS_OBS(side) ? 0 : NS_NO_WORKER;
 	st->flow_id = NS_IS_OBS(side) ? st->port : NS_NO_FLOW;
@@ -476,7 +516,7 @@ static __always_inline int tcp_rx(struct sock *sk, const struct sk_buff *skb)
 	__u32 size, seq, len, i, n;
 	__u64 off, m, now, arrival, *sl;
 
-	if (!st)
+	if (!st || !sampled_ahead(st->rx_msgs))
 		return 0;
 	tp = bpf_skc_to_tcp_sock(sk);
 	size = rx_size[st->side & 1];
@@ -491,7 +531,7 @@ static __always_inline int tcp_rx(struct sock *sk, const struct sk_buff *skb)
 	arrival = rx_arrival(skb);
 	for (i = 0; i < NS_SLOTS && i < n; i++, m++) {
 		/* Retransmitted: stamped before, maybe read and gone. */
-		if (ns_diff(m, st->rx_seen) < 0)
+		if (ns_diff(m, st->rx_seen) < 0 || !sampled(m))
 			continue;
 		sl = slot(st, m);
 		sl[NS_K_TCP_RX] = now;
@@ -549,7 +589,7 @@ static __always_inline int obs_tcp_rx(struct sock *sk,
 		return obs_rx(sk, skb, st);
 	if (sk->__sk_common.skc_num != data_port)
 		return 0;
-	st = new_storage(sk);
+	st = new_storage(sk, 1);
 	if (st)
 		st->late = 1;
 	return 0;
@@ -824,6 +864,8 @@ static __always_inline int message_part(struct sock *sk, int ret, int rx)
 		st->rx_msgs++;
 	else
 		st->tx_msgs++;
+	if (!sampled(m))
+		return 0;
 	slot(st, m)[rx ? NS_K_RECV_RET : NS_K_SEND_RET] = bpf_ktime_get_ns();
 	if (!rx && no_tcp_send && !NS_IS_UDP(st->side))
 		tx_track_late(sk, st, m + 1);
@@ -889,7 +931,7 @@ int BPF_PROG(tcp_sendmsg_locked, const struct sock *sk, const struct msghdr *msg
 	st = lookup(sk);
 	if (NS_IS_OBS(side))
 		return st ? obs_send(sk, st) : obs_forward(sk);
-	if (!st || st->tx_bytes)
+	if (!st || st->tx_bytes || !sampled(st->tx_msgs))
 		return 0;
 	tp = bpf_skc_to_tcp_sock((void *)sk);
 	if (!tp)
@@ -900,6 +942,9 @@ int BPF_PROG(tcp_sendmsg_locked, const struct sock *sk, const struct msghdr *msg
 		return 0;
 	sl[NS_K_TCP_SEND] = bpf_ktime_get_ns();
 	st->tx_seq[NS_SLOT(m)] = tp->write_seq;
+	/* Sampled: the messages since the last one are not waited for. */
+	if (sample > 1)
+		st->tx_xmit = m;
 	st->tx_begun = m + 1;
 	return 0;
 }
@@ -963,7 +1008,7 @@ static __always_inline void tcp_xmit(const struct sk_buff *skb,
 	now = bpf_ktime_get_ns();
 	/* A hand-off after the record went leaves the slot clean. */
 	for (i = 0; i < NS_SLOTS && i < n; i++)
-		if (!handed_over(st, first + i))
+		if (!handed_over(st, first + i) && sampled(first + i))
 			stamp_once(slot(st, first + i), NS_K_DEV_XMIT, now);
 }
 
@@ -1029,20 +1074,20 @@ SEC("tp_btf/inet_sock_set_state")
 int BPF_PROG(inet_sock_set_state, const struct sock *sk, const int oldstate,
 	     const int newstate)
 {
-	int server = NS_IS_SERVER(side);
 	struct tcp_sock *tp;
 	struct conn c = {};
 	struct ns_track *tr;
 	struct ns_sk *st;
+	int server;
 
 	if (empty)
 		return 0;
 	if (newstate == TCP_SYN_SENT) {
 		st = lookup(sk);
-		if (!st && NS_IS_CRR(side) && !server &&
+		if (!st && NS_IS_CRR(side) && serves(0) &&
 		    sk->__sk_common.skc_dport == bpf_htons(data_port) &&
 		    this_worker() != NS_NO_WORKER)
-			st = new_storage(sk);
+			st = new_storage(sk, 0);
 		if (st)
 			stamp_once(slot(st, 0), NS_K_SYN_SENT,
 				   bpf_ktime_get_ns());
@@ -1061,8 +1106,10 @@ int BPF_PROG(inet_sock_set_state, const struct sock *sk, const int oldstate,
 	}
 	if (newstate != TCP_ESTABLISHED)
 		return 0;
-	if (server ? sk->__sk_common.skc_num != data_port
-		   : sk->__sk_common.skc_dport != bpf_htons(data_port))
+	/* The server's end of a connection of the data port, or a client's. */
+	server = sk->__sk_common.skc_num == data_port;
+	if (!serves(server) ||
+	    (!server && sk->__sk_common.skc_dport != bpf_htons(data_port)))
 		return 0;
 	if (no_tcp_send) {
 		tp = bpf_skc_to_tcp_sock((void *)sk);
@@ -1075,7 +1122,7 @@ int BPF_PROG(inet_sock_set_state, const struct sock *sk, const int oldstate,
 		return 0;
 	st = lookup(sk);
 	if (!st && server)
-		st = new_storage(sk);
+		st = new_storage(sk, 1);
 	if (!st || !NS_IS_CRR(side))
 		return 0;
 	stamp_once(slot(st, 0), NS_K_ESTABLISHED, bpf_ktime_get_ns());

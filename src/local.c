@@ -19,6 +19,7 @@
 #include "run.h"
 #include "script/script.h"
 #include "side.h"
+#include "trace/tracer.h"
 
 #define SERVER_START_MS 10000
 #define SERVER_EXIT_MS 20000
@@ -191,6 +192,7 @@ static int probe_outputs(const struct options *o)
 int local_run(struct options *o, const struct workload *wl)
 {
 	struct local l = { 0 };
+	struct tracer *both;
 	int pfd[2], port, rc, src;
 
 	if (probe_outputs(o))
@@ -206,10 +208,12 @@ int local_run(struct options *o, const struct workload *wl)
 		l.server_json = tmp_name(o->json, "server");
 		o->json = xstrdup(l.client_json);
 	}
+	both = side_open_both(o, wl);
 	fflush(stdout);
 	l.pid = fork();
 	if (l.pid < 0) {
 		log_err("fork: %s", strerror(errno));
+		tracer_close(both);
 		local_free(&l);
 		return EXIT_RUNTIME;
 	}
@@ -239,6 +243,7 @@ int local_run(struct options *o, const struct workload *wl)
 	fflush(stdout);
 	if (!rc && !src && l.user_json && merge_json(&l))
 		rc = EXIT_RUNTIME;
+	tracer_close(both);
 	local_free(&l);
 	return rc ? rc : src;
 }

@@ -167,6 +167,9 @@ static const struct opt_def defs[] = {
 	{ "trace_max_records", 0, T_INT, O(trace_max_records), W_RR | W_OBSERVE,
 	  "100000", 0, 100000000,
 	  "traced transactions kept at most, for --trace-records and scripts" },
+	{ "trace_sample", 0, T_INT, O(trace_sample), W_TCP_RR, "1", 1,
+	  1 << 30,
+	  "with --trace: time one transaction in N per flow (those whose number is a multiple of N); the others cost BPF one lookup per event" },
 	{ "timestamping", 0, T_BOOL, O(timestamping), W_TCP_RR, NULL, 0, 0,
 	  "with --trace: add the kernel's SO_TIMESTAMPING software stamps to each record" },
 	{ "script", 'S', T_STR, O(script), W_EVERY, NULL, 0, 0,
@@ -598,6 +601,20 @@ int options_validate(struct options *o, char *err, size_t len)
 		return fail(err, len, NULL,
 			    "option --burst: --trace times at most %d requests in flight per flow",
 			    NS_MAX_BURST);
+	if (o->trace_sample > 1 && !o->trace)
+		return fail(err, len, NULL,
+			    "option --trace-sample: needs --trace");
+	/*
+	 * A sampled message's predecessor in the sample must be done when
+	 * it starts: BPF then knows which of its slots are in use.
+	 */
+	if (o->trace_sample > 1 &&
+	    o->trace_sample <= (o->rate > 0 ? NS_MAX_BURST : o->burst))
+		return fail(err, len, NULL,
+			    "option --trace-sample: %d must exceed the requests in flight per flow (%d%s)",
+			    o->trace_sample,
+			    o->rate > 0 ? NS_MAX_BURST : o->burst,
+			    o->rate > 0 ? " with --rate" : ", --burst");
 	if ((o->burst > 1 || o->rate > 0) && o->timestamping)
 		return fail(err, len, NULL,
 			    "option --timestamping: one request in flight (not with --burst or --rate)");

@@ -95,6 +95,7 @@ struct options {
 	char *trace_records;	/* CSV of merged records, or NULL */
 	char *script;		/* --script: Lua file, or NULL */
 	int trace_max_records;
+	int trace_sample;	/* --trace times one transaction in this many */
 	int timestamping;	/* SO_TIMESTAMPING stamps in the records */
 	/* stream */
 	int buffer_size;

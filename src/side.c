@@ -106,6 +106,43 @@ static void trace_flow(struct side *s, struct flow *f)
 		log_err("--trace: flow %d not traced: %s", f->id, strerror(-rc));
 }
 
+/* --local: the tracer serving both ends, opened before the fork. */
+static struct tracer *both_ends;
+
+struct tracer *side_open_both(const struct options *o,
+			      const struct workload *wl)
+{
+	struct run_shared rs = { .wl = wl, .is_client = 1 };
+	struct tracer_cfg cfg = {
+		.side = trace_side(&rs),
+		.rx_size = o->response_size,
+		.tx_size = o->request_size,
+		.nworkers = o->num_threads,
+		.verbose = o->logtostderr,
+		.hist_mode = o->trace == 2,
+		.both_ends = 1,
+		.sample = o->trace_sample,
+		.inflight = o->rate > 0 ? NS_MAX_BURST : o->burst,
+	};
+	char why[256];
+
+	/* Failing here, each side tries on its own and says why. */
+	both_ends = o->trace ? tracer_open(&cfg, why, sizeof(why)) : NULL;
+	return both_ends;
+}
+
+static struct tracer *open_tracer(struct tracer_cfg *cfg, char *why,
+				  size_t len)
+{
+	struct tracer *t;
+
+	if (!both_ends)
+		return tracer_open(cfg, why, len);
+	t = tracer_end(both_ends, cfg->side);
+	tracer_set_port(t, cfg->data_port);
+	return t;
+}
+
 void side_open_tracer(struct side *s, int data_port)
 {
 	struct options *o = s->o;
@@ -118,11 +155,13 @@ void side_open_tracer(struct side *s, int data_port)
 		.nworkers = o->num_threads,
 		.verbose = o->logtostderr,
 		.hist_mode = o->trace == 2,
+		.sample = o->trace_sample,
+		.inflight = o->rate > 0 ? NS_MAX_BURST : o->burst,
 	};
 
 	if (!o->trace)
 		return;
-	s->rs.tracer = tracer_open(&cfg, s->trace_off, sizeof(s->trace_off));
+	s->rs.tracer = open_tracer(&cfg, s->trace_off, sizeof(s->trace_off));
 	if (!s->rs.tracer) {
 		log_err("%s", s->trace_off);
 		return;

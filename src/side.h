@@ -63,6 +63,13 @@ int side_init(struct side *s, struct options *o, const struct workload *wl,
  * one line saying why.
  */
 void side_open_tracer(struct side *s, int data_port);
+/*
+ * --local --trace: one BPF object for both ends, opened before the
+ * server's process forks; each side's side_open_tracer() then takes its
+ * end of it. NULL if the kernel refused: each side tries on its own.
+ */
+struct tracer *side_open_both(const struct options *o,
+			      const struct workload *wl);
 /* Adds the flow, registering its socket with the tracer first. */
 void side_add_flow(struct side *s, struct flow *f);
 int side_start(struct side *s, char *err, size_t len);

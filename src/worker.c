@@ -323,6 +323,7 @@ static int setup_worker(struct worker *w, struct run_shared *rs, char *err,
 			snprintf(err, len, "trace ring: %s", strerror(errno));
 			return -1;
 		}
+		w->tw->sample = rs->o->trace_sample;
 	}
 	if (rs->o->io_mode == IO_BLOCKING)
 		return 0;

@@ -114,6 +114,11 @@ struct trace_rec *trace_worker_account(struct trace_worker *tw,
 void trace_worker_done(struct trace_worker *tw, struct flow *f,
 		       const struct ustamps *u)
 {
+	/* BPF numbers a flow's transactions as f->tr_seq does. */
+	if (tw->sample > 1 && f->tr_seq % tw->sample) {
+		f->tr_seq++;
+		return;
+	}
 	ring_buffer__consume(tw->rb);
 	trace_worker_take(tw, f, u);
 }

@@ -35,6 +35,7 @@ struct trace_worker {
 	enum ns_side side;
 	int id;
 	int no_tcp_send;	/* the kernel does not stamp TCP_SEND */
+	uint32_t sample;	/* --trace-sample: BPF times 1 message in this many */
 	struct ns_krecord rec;	/* the record read last */
 	int have;
 	uint64_t complete;
@@ -55,7 +56,10 @@ struct trace_worker {
 
 int trace_worker_init(struct trace_worker *tw, struct tracer *t, int id,
 		      enum ns_side side, long max_recs);
-/* The transaction on f just completed with these user stamps. */
+/*
+ * The transaction on f just completed with these user stamps. One that
+ * --trace-sample leaves out costs a counter.
+ */
 void trace_worker_done(struct trace_worker *tw, struct flow *f,
 		       const struct ustamps *u);
 void trace_worker_free(struct trace_worker *tw);

@@ -37,6 +37,8 @@ void trace_summarise(struct trace_summary *ts, struct tracer *t,
 	memset(ts, 0, sizeof(*ts));
 	ts->side = side;
 	ts->hist_mode = n > 0 && w[0].rs->trace_hist;
+	ts->sample = n > 0 && w[0].rs->o->trace_sample > 1
+			     ? w[0].rs->o->trace_sample : 1;
 	for (j = 0; j < NS_MAX_STAGES; j++)
 		hist_reset(&ts->stage[j]);
 	if (ts->hist_mode) {
@@ -64,11 +66,16 @@ void trace_summarise(struct trace_summary *ts, struct tracer *t,
 /*
  * Percentiles whose tail is thinner than the share of transactions the
  * trace could not time: those could be wrong, and the output says so.
+ * Sampled, the share is of those in the sample.
  */
 static void unreliable(const struct trace_summary *ts, uint64_t all,
 		       struct kv_list *out)
 {
-	double gone = all ? (double)(all - ts->complete) / all : 0;
+	double gone;
+
+	if (ts->sample > 1)
+		all = ts->complete + ts->incomplete;
+	gone = all ? (double)(all - ts->complete) / all : 0;
 	char buf[64] = "";
 	size_t i;
 
@@ -89,6 +96,7 @@ static void trace_counts_kv(const struct trace_summary *ts,
 	size_t i;
 	int j;
 
+	kv_uint(out, "trace_sample", ts->sample);
 	kv_uint(out, "trace_transactions", ts->complete);
 	kv_uint(out, "trace_incomplete", ts->incomplete);
 	kv_uint(out, "trace_lost", ts->lost);
@@ -141,8 +149,11 @@ void trace_table(const struct trace_summary *ts, FILE *f, const char *who)
 	const struct stage_def *d = trace_stage_defs(ts);
 	int j, b;
 
-	fprintf(f, "netstage %s: stages of %llu traced transactions (us)\n",
-		who, (unsigned long long)ts->complete);
+	fprintf(f, "netstage %s: stages of %llu traced transactions", who,
+		(unsigned long long)ts->complete);
+	if (ts->sample > 1)
+		fprintf(f, " (1 in %u)", ts->sample);
+	fputs(" (us)\n", f);
 	fprintf(f, "  %-12s %-22s %9s %9s %9s %9s %9s %9s\n", "stage",
 		"from -> to", "mean", "p50", "p90", "p99", "p99.9", "max");
 	for (j = 0; j < trace_stage_count(ts); j++) {

@@ -19,6 +19,7 @@ struct tracer;
 struct trace_summary {
 	enum ns_side side;
 	int hist_mode;		/* kernel stages from BPF's histograms */
+	uint32_t sample;	/* one transaction in this many was timed */
 	uint64_t complete;
 	uint64_t incomplete;	/* missing + disorder + norecord */
 	uint64_t missing, disorder, norecord;

@@ -70,6 +70,8 @@ static int used(const struct hook *h, enum ns_side side)
 
 struct tracer {
 	struct stages_bpf *skel;
+	int is_end;		/* an end of a tracer serving both: owns nothing */
+	int base;		/* its first worker's ring */
 	struct bpf_link *links[ARRAY_SIZE(hooks)];
 	int ring_fd[NS_MAX_RINGS];
 	int nworkers;
@@ -166,9 +168,16 @@ static struct stages_bpf *open_with(const struct tracer *t,
 	}
 	skel->rodata->rx_size[NS_IS_SERVER(cfg->side)] = cfg->rx_size;
 	skel->rodata->tx_size[NS_IS_SERVER(cfg->side)] = cfg->tx_size;
-	skel->rodata->data_port = cfg->data_port;
+	if (cfg->both_ends) {
+		/* The server receives what the client sends. */
+		skel->rodata->rx_size[1] = cfg->tx_size;
+		skel->rodata->tx_size[1] = cfg->rx_size;
+	}
+	skel->rodata->both_ends = cfg->both_ends;
 	skel->rodata->side = cfg->side;
 	skel->rodata->hist_mode = cfg->hist_mode;
+	skel->rodata->sample = cfg->sample;
+	skel->rodata->inflight = cfg->inflight;
 	skel->rodata->observe_tgid = cfg->observe_tgid;
 	skel->rodata->observe_netns = cfg->observe_netns;
 	skel->rodata->no_tcp_send = t->missing[H_TCP_SEND];
@@ -227,11 +236,11 @@ static int attach(struct tracer *t, int fentry, char *why, size_t len)
 	return 0;
 }
 
-static int make_rings(struct tracer *t, char *why, size_t len)
+static int make_rings(struct tracer *t, int nrings, char *why, size_t len)
 {
 	int outer = bpf_map__fd(t->skel->maps.rings), i;
 
-	for (i = 0; i < t->nworkers; i++) {
+	for (i = 0; i < nrings; i++) {
 		t->ring_fd[i] = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "ns_ring",
 					       0, 0, NS_RING_BYTES, NULL);
 		if (t->ring_fd[i] < 0 ||
@@ -307,6 +316,7 @@ struct tracer *tracer_open(const struct tracer_cfg *cfg, char *why,
 			   size_t len)
 {
 	struct tracer *t = xcalloc(1, sizeof(*t));
+	int nrings = cfg->nworkers * (cfg->both_ends ? 2 : 1);
 	uint64_t t0 = now_ns();
 	int err, fentry = 1, i;
 
@@ -317,9 +327,9 @@ struct tracer *tracer_open(const struct tracer_cfg *cfg, char *why,
 	t->stamp_fd = -1;
 	t->nworkers = cfg->nworkers;
 	t->side = cfg->side;
-	if (t->nworkers > NS_MAX_RINGS) {
+	if (nrings > NS_MAX_RINGS) {
 		snprintf(why, len, "tracing off: at most %d threads are traced",
-			 NS_MAX_RINGS);
+			 NS_MAX_RINGS / (cfg->both_ends ? 2 : 1));
 		goto fail;
 	}
 	if (find_missing(t, why, len))
@@ -335,9 +345,10 @@ struct tracer *tracer_open(const struct tracer_cfg *cfg, char *why,
 		goto fail;
 	}
 	if (keep_stamping(t, why, len) ||
-	    (!cfg->hist_mode && make_rings(t, why, len)))
+	    (!cfg->hist_mode && make_rings(t, nrings, why, len)))
 		goto fail;
 	t->skel->bss->real_offset = real_offset();
+	t->skel->bss->data_port = cfg->data_port;
 	if (attach(t, fentry, why, len))
 		goto fail;
 	t->skel->bss->obs_ready = 1;
@@ -350,12 +361,28 @@ fail:
 	return NULL;
 }
 
+struct tracer *tracer_end(struct tracer *both, enum ns_side side)
+{
+	struct tracer *t = xcalloc(1, sizeof(*t));
+
+	*t = *both;
+	t->is_end = 1;
+	t->side = side;
+	t->base = NS_IS_SERVER(side) ? both->nworkers : 0;
+	return t;
+}
+
+void tracer_set_port(struct tracer *t, uint16_t port)
+{
+	t->skel->bss->data_port = port;
+}
+
 int tracer_register(struct tracer *t, int fd, int flow_id, int worker)
 {
 	struct ns_sk v = { 0 };
 
 	v.flow_id = flow_id;
-	v.worker = worker;
+	v.worker = worker + t->base;
 	v.side = t->side;
 	if (bpf_map_update_elem(bpf_map__fd(t->skel->maps.socks), &fd, &v,
 				BPF_NOEXIST))
@@ -365,7 +392,7 @@ int tracer_register(struct tracer *t, int fd, int flow_id, int worker)
 
 int tracer_register_thread(struct tracer *t, int worker)
 {
-	uint32_t tid = gettid(), w = worker;
+	uint32_t tid = gettid(), w = worker + t->base;
 
 	if (bpf_map_update_elem(bpf_map__fd(t->skel->maps.threads), &tid, &w,
 				BPF_ANY))
@@ -375,7 +402,7 @@ int tracer_register_thread(struct tracer *t, int worker)
 
 int tracer_ring_fd(struct tracer *t, int worker)
 {
-	return worker < t->nworkers ? t->ring_fd[worker] : -1;
+	return worker < t->nworkers ? t->ring_fd[worker + t->base] : -1;
 }
 
 const char *tracer_hooks(const struct tracer *t)
@@ -396,13 +423,13 @@ int tracer_has_tcp_send(const struct tracer *t)
 uint64_t tracer_lost(struct tracer *t)
 {
 	int ncpu = libbpf_num_possible_cpus(), i;
+	uint32_t end = NS_IS_SERVER(t->side);
 	uint64_t *v, sum = 0;
-	uint32_t zero = 0;
 
 	if (ncpu <= 0)
 		return 0;
 	v = xcalloc(ncpu, sizeof(*v));
-	if (!bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.lost), &zero, v))
+	if (!bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.lost), &end, v))
 		for (i = 0; i < ncpu; i++)
 			sum += v[i];
 	free(v);
@@ -412,8 +439,8 @@ uint64_t tracer_lost(struct tracer *t)
 int tracer_khist(struct tracer *t, int k, struct hist *h)
 {
 	int ncpu = libbpf_num_possible_cpus(), i, fd;
+	uint32_t key = k + NS_IS_SERVER(t->side) * NS_MAX_KSTAGES;
 	uint32_t (*v)[HIST_BUCKETS];
-	uint32_t key = k;
 
 	if (ncpu <= 0)
 		return -1;
@@ -433,17 +460,17 @@ void tracer_kcounts(struct tracer *t, uint64_t *timed, uint64_t *incomplete)
 {
 	int ncpu = libbpf_num_possible_cpus(), i, fd;
 	uint64_t *v, *out[2] = { timed, incomplete };
-	uint32_t key;
+	uint32_t key, first = NS_IS_SERVER(t->side) * 2;
 
 	*timed = *incomplete = 0;
 	if (ncpu <= 0)
 		return;
 	v = xcalloc(ncpu, sizeof(*v));
 	fd = bpf_map__fd(t->skel->maps.kcounts);
-	for (key = 0; key < 2; key++)
+	for (key = first; key < first + 2; key++)
 		if (!bpf_map_lookup_elem(fd, &key, v))
 			for (i = 0; i < ncpu; i++)
-				*out[key] += v[i];
+				*out[key - first] += v[i];
 	free(v);
 }
 
@@ -458,6 +485,10 @@ void tracer_close(struct tracer *t)
 
 	if (!t)
 		return;
+	if (t->is_end) {
+		free(t);
+		return;
+	}
 	for (i = 0; i < ARRAY_SIZE(hooks); i++)
 		bpf_link__destroy(t->links[i]);
 	for (i = 0; i < NS_MAX_RINGS; i++)

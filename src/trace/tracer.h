@@ -25,6 +25,14 @@ struct tracer_cfg {
 	int hist_mode;		/* --trace=hist: histograms in BPF, no rings */
 	uint32_t observe_tgid;	/* observe: the server's process id */
 	uint32_t observe_netns;	/* observe: its network namespace (inode) */
+	/*
+	 * --local: serve the client (side) and its server alike, nworkers
+	 * each; the server's process inherits the tracer by fork() and
+	 * takes its end with tracer_end(). data_port is set later.
+	 */
+	int both_ends;
+	uint32_t sample;	/* TCP: time one message in this many (0, 1: all) */
+	uint32_t inflight;	/* messages in flight per socket at most */
 };
 
 /*
@@ -33,6 +41,13 @@ struct tracer_cfg {
  */
 struct tracer *tracer_open(const struct tracer_cfg *cfg, char *why,
 			   size_t len);
+/*
+ * One end (side) of a tracer that serves both: it shares the object,
+ * and tracer_close() frees only the end.
+ */
+struct tracer *tracer_end(struct tracer *both, enum ns_side side);
+/* The server's data port, where it was not known at tracer_open(). */
+void tracer_set_port(struct tracer *t, uint16_t port);
 /* Trace this socket: 0, or -errno. Call before its first transaction. */
 int tracer_register(struct tracer *t, int fd, int flow_id, int worker);
 /*

@@ -270,6 +270,68 @@ for path in sys.argv[1:]:
 PY
 }
 
+# --trace-sample N: the transactions whose number in their flow is a
+# multiple of N are timed, every one of them; the records say which.
+# check_sampled OUT SIDE N: of n transactions, ceil(n / N) in the sample.
+check_sampled() {
+	local out=$1 side=$2 n=$3 c t i
+
+	c=$(key "$out" "$side.num_transactions")
+	t=$(key "$out" "$side.trace_transactions")
+	i=$(key "$out" "$side.trace_incomplete")
+	expect_eq "$(key "$out" "$side.trace_sample")" "$n" "$side sample"
+	expect_eq $((t + i)) $(((c + n - 1) / n)) "$side sampled = ceil(n/N)"
+	expect_le $((i * 100)) "$t" "$side incomplete <= 1%"
+}
+
+t_trace_sample_times_one_in_n() {
+	need_root
+	ns tcp_rr --local -l 2 -q --trace --trace-sample 10 \
+		--trace-records=tr.csv > out 2> err
+	check_sampled out client 10
+	check_sampled out server 10
+	grep -q 'stages of [0-9]* traced transactions (1 in 10)' err
+	$CHECK_TRACE tr.csv tr.server.csv
+	python3 - tr.csv tr.server.csv <<'PY'
+import csv, sys
+for path in sys.argv[1:]:
+    seqs = [int(r["seq"]) for r in csv.DictReader(open(path))]
+    assert seqs and all(s % 10 == 0 for s in seqs), path
+    # One flow: 0, 10, 20, ... less those counted incomplete.
+    assert len(set(seqs)) == len(seqs), path
+PY
+	# In flight: each of 8 requests per flow is its own message.
+	ns tcp_rr --local -l 2 -q -F 3 -T 2 --burst 8 --trace \
+		--trace-sample 9 --trace-records=b.csv > out 2> err
+	expect_eq "$(key out client.trace_sample)" 9 "burst sample"
+	$CHECK_TRACE b.csv b.server.csv
+	python3 -c 'import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert rows and all(int(r["seq"]) % 9 == 0 for r in rows)' b.csv
+	# BPF's own histograms count the sample alone.
+	ns tcp_rr --local -l 2 -q --trace=hist --trace-sample 7 > out 2> err
+	check_sampled out client 7
+	check_sampled out server 7
+}
+
+t_trace_sample_bad_input() {
+	local rc
+
+	for bad in "--trace-sample 4" "--trace --trace-sample 4 --burst 4" \
+		   "--trace --trace-sample 31 --rate 1000" \
+		   "--trace --trace-sample 0"; do
+		rc=0
+		ns tcp_rr --local -l 1 -q $bad > out 2> err || rc=$?
+		expect_eq "$rc" 2 "exit status of $bad"
+		expect_eq "$(wc -l < err)" 1 "one line for $bad"
+		grep -q 'trace-sample' err || fail "names the option: $(cat err)"
+	done
+	rc=0
+	ns udp_rr --local -l 1 -q --trace --trace-sample 4 > out 2> err ||
+		rc=$?
+	expect_eq "$rc" 2 "udp_rr has no --trace-sample"
+}
+
 t_trace_hist_mode_keeps_histograms_in_bpf() {
 	need_root
 	local side n t i
