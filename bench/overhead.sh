@@ -1,11 +1,13 @@
 #!/bin/bash
 # What tracing costs: tcp_rr transactions/s without --trace, with it,
-# with --trace=hist, and with the same programs attached but returning at
-# once (the floor: entering them), alternating run by run in one
-# invocation, at 1 flow and at -F 4 -T 2, against bpftrace counting four
-# of the same tracepoints as a reference.
+# with --trace=hist, sampled (--trace-sample N, default 100), and with
+# the same programs attached but returning at once (the floor: entering
+# them), alternating run by run in one invocation, at 1 flow and at
+# -F 4 -T 2, against bpftrace counting four of the same tracepoints as a
+# reference; and the client's p50 latency traced against untraced.
 #
-#   bench/overhead.sh [-r REPS] [-l SECONDS] [-P] [-w udp_rr] [-b N] (root)
+#   bench/overhead.sh [-r REPS] [-l SECONDS] [-P] [-w udp_rr] [-b N]
+#                     [-s N] (root)
 #
 # -w udp_rr measures udp_rr instead (no bpftrace reference: its four
 # tracepoints are TCP's). -b N keeps N requests in flight per flow
@@ -22,13 +24,15 @@ LEN=3
 PIN="taskset -c 0"
 WL=tcp_rr
 BURST=""
-while getopts "r:l:Pw:b:" opt; do
+SAMPLE=100
+while getopts "r:l:Pw:b:s:" opt; do
 	case $opt in
 	r) REPS=$OPTARG ;;
 	l) LEN=$OPTARG ;;
 	P) PIN="" ;;
 	w) WL=$OPTARG ;;
 	b) BURST="--burst $OPTARG" ;;
+	s) SAMPLE=$OPTARG ;;
 	*) exit 2 ;;
 	esac
 done
@@ -46,9 +50,10 @@ if [ $have_bpftrace = 1 ] && ! [ -d /sys/kernel/tracing/events ]; then
 		have_bpftrace=0
 fi
 
-record() {
+record() {		# name trans/s [p50 us]
 	echo "$1 $2" >> "$OUT/figures"
-	printf '  %-28s %12.1f\n' "$1" "$2"
+	[ -n "${3:-}" ] && echo "$1 $3" >> "$OUT/p50"
+	printf '  %-28s %12.1f %8s\n' "$1" "$2" "${3:-}"
 }
 
 run() {			# name args...
@@ -58,7 +63,8 @@ run() {			# name args...
 	$PIN $NS $WL --local -q -l "$LEN" $BURST "$@" > "$OUT/ns.out" \
 		2> /dev/null
 	record "$name" "$(grep -m1 '^client.throughput=' "$OUT/ns.out" |
-		cut -d= -f2)"
+		cut -d= -f2)" "$(grep -m1 '^client.latency_p50_us=' \
+		"$OUT/ns.out" | cut -d= -f2)"
 	grep -m1 '^client.trace_setup_ms=' "$OUT/ns.out" |
 		cut -d= -f2 >> "$OUT/setup_ms"
 }
@@ -109,6 +115,9 @@ for flows in 1 4; do
 		run "F$flows.untraced" $args
 		run "F$flows.traced" $args --trace
 		run "F$flows.hist" $args --trace=hist
+		[ "$WL" = tcp_rr ] &&
+			run "F$flows.sampled" $args --trace \
+				--trace-sample "$SAMPLE"
 		# The floor: the same programs attached, each returning at once.
 		NETSTAGE_BENCH_EMPTY_BPF=1 run "F$flows.empty" $args --trace=hist
 		[ $have_bpftrace = 1 ] && [ $flows = 1 ] && [ $WL = tcp_rr ] &&
@@ -143,7 +152,7 @@ for k, v in runs.items():
 print("== cost against untraced runs of the same invocation")
 for f in ("F1", "F4"):
     base = med.get(f"{f}.untraced")
-    for mode in ("traced", "hist", "empty", "bpftrace"):
+    for mode in ("traced", "hist", "sampled", "empty", "bpftrace"):
         m = med.get(f"{f}.{mode}")
         if base and m:
             print(f"  {f} {mode:9} ratio {m / base:5.3f}  "
@@ -152,6 +161,19 @@ base, m = med.get("F1.split_untraced"), med.get("F1.split_client_traced")
 if base and m:
     print(f"  F1 client only traced (own server) ratio {m / base:5.3f}  "
           f"added {1e9 / m - 1e9 / base:7.0f} ns per transaction")
+p50 = {}
+for line in open(f"{out}/p50"):
+    k, v = line.split()
+    p50.setdefault(k, []).append(float(v))
+print("== client p50 latency, median of runs, against untraced (us)")
+for f in ("F1", "F4"):
+    base = p50.get(f"{f}.untraced")
+    for mode in ("traced", "hist", "sampled", "empty", "bpftrace"):
+        m = p50.get(f"{f}.{mode}")
+        if base and m:
+            b, t = statistics.median(base), statistics.median(m)
+            print(f"  {f} {mode:9} p50 {t:7.2f} vs {b:7.2f}  "
+                  f"delta {t - b:+6.2f}")
 setup = [float(l) for l in open(f"{out}/setup_ms") if l.strip()]
 if setup:
     print(f"== BPF open+load+attach: median {statistics.median(setup):.1f} ms "

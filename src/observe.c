@@ -198,6 +198,7 @@ static void observer_start(struct observer *ob)
 
 	intervals_init(&s->rs.iv, 1, 1, s->o->quiet, s->o->interval,
 		       "observe");
+	side_measure_cost(s);
 	getrusage(RUSAGE_SELF, &s->res.ru_start);
 	cpu_read(&s->res.cpu_start);
 	s->res.t_start = s->rs.t_start = now_ns();

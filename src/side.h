@@ -70,6 +70,11 @@ void side_open_tracer(struct side *s, int data_port);
  */
 struct tracer *side_open_both(const struct options *o,
 			      const struct workload *wl);
+/*
+ * --trace: measure what tracing costs over one interval (trace/cost.h).
+ * Call once the intervals are set up, before the clock starts.
+ */
+void side_measure_cost(struct side *s);
 /* Adds the flow, registering its socket with the tracer first. */
 void side_add_flow(struct side *s, struct flow *f);
 int side_start(struct side *s, char *err, size_t len);

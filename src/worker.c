@@ -324,6 +324,7 @@ static int setup_worker(struct worker *w, struct run_shared *rs, char *err,
 			return -1;
 		}
 		w->tw->sample = rs->o->trace_sample;
+		w->tw->cost = &rs->cost;
 	}
 	if (rs->o->io_mode == IO_BLOCKING)
 		return 0;

@@ -17,6 +17,7 @@
 #include "interval.h"
 #include "net.h"
 #include "options.h"
+#include "trace/cost.h"
 #include "workload.h"
 
 struct tracer;
@@ -43,6 +44,7 @@ struct run_shared {
 	int stop_efd;
 	struct intervals iv;
 	struct tracer *tracer;	/* NULL: not tracing */
+	struct trace_cost cost;	/* what tracing costs, measured in the run */
 	int timestamping;	/* SO_TIMESTAMPING on the data sockets */
 	int64_t ts_offset;	/* CLOCK_REALTIME - CLOCK_MONOTONIC */
 	long trace_recs_per_worker;

@@ -111,8 +111,8 @@ struct trace_rec *trace_worker_account(struct trace_worker *tw,
 	return tr;
 }
 
-void trace_worker_done(struct trace_worker *tw, struct flow *f,
-		       const struct ustamps *u)
+static void done(struct trace_worker *tw, struct flow *f,
+		 const struct ustamps *u)
 {
 	/* BPF numbers a flow's transactions as f->tr_seq does. */
 	if (tw->sample > 1 && f->tr_seq % tw->sample) {
@@ -121,6 +121,21 @@ void trace_worker_done(struct trace_worker *tw, struct flow *f,
 	}
 	ring_buffer__consume(tw->rb);
 	trace_worker_take(tw, f, u);
+}
+
+void trace_worker_done(struct trace_worker *tw, struct flow *f,
+		       const struct ustamps *u)
+{
+	uint64_t t0;
+
+	if (!tw->cost || !trace_cost_timing(tw->cost)) {
+		done(tw, f, u);
+		return;
+	}
+	t0 = now_ns();
+	done(tw, f, u);
+	tw->cost_ns += now_ns() - t0;
+	tw->cost_n++;
 }
 
 void trace_worker_drop(struct trace_worker *tw)

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "../hist.h"
+#include "cost.h"
 #include "merge.h"
 
 struct flow;
@@ -36,6 +37,8 @@ struct trace_worker {
 	int id;
 	int no_tcp_send;	/* the kernel does not stamp TCP_SEND */
 	uint32_t sample;	/* --trace-sample: BPF times 1 message in this many */
+	const struct trace_cost *cost;	/* times the merges while it says */
+	uint64_t cost_ns, cost_n;	/* merges timed, and their time */
 	struct ns_krecord rec;	/* the record read last */
 	int have;
 	uint64_t complete;

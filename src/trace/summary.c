@@ -19,6 +19,20 @@ const struct stage_def *trace_stage_defs(const struct trace_summary *ts)
 	return ts->hist_mode ? kstage_defs(ts->side) : stage_defs(ts->side);
 }
 
+/* The workers' timed merges, ns per transaction; -1: none timed. */
+static double merge_cost(struct worker *w, int n)
+{
+	uint64_t ns = 0, count = 0;
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (w[i].tw) {
+			ns += w[i].tw->cost_ns;
+			count += w[i].tw->cost_n;
+		}
+	return count ? (double)ns / count : -1;
+}
+
 /* --trace=hist: the histograms and counts are BPF's. */
 static void summarise_bpf(struct trace_summary *ts, struct tracer *t)
 {
@@ -39,6 +53,8 @@ void trace_summarise(struct trace_summary *ts, struct tracer *t,
 	ts->hist_mode = n > 0 && w[0].rs->trace_hist;
 	ts->sample = n > 0 && w[0].rs->o->trace_sample > 1
 			     ? w[0].rs->o->trace_sample : 1;
+	ts->cost = n > 0 ? &w[0].rs->cost : NULL;
+	ts->user_ns = merge_cost(w, n);
 	for (j = 0; j < NS_MAX_STAGES; j++)
 		hist_reset(&ts->stage[j]);
 	if (ts->hist_mode) {
@@ -130,6 +146,8 @@ void trace_kv(const struct trace_summary *ts, const struct tracer *t,
 	kv_str(out, "trace_status", ts->hist_mode ? "hist" : "records");
 	kv_str(out, "trace_hooks", tracer_hooks(t));
 	kv_num(out, "trace_setup_ms", tracer_setup_ns(t) / 1e6, 3);
+	if (ts->cost)
+		trace_cost_kv(ts->cost, ts->user_ns, out);
 	trace_counts_kv(ts, transactions, out);
 }
 
@@ -140,6 +158,7 @@ void trace_kv_names(const struct trace_summary *ts, struct kv_list *out)
 	kv_str(out, "trace_hooks", "");
 	kv_str(out, "trace_setup_ms", "");
 	kv_str(out, "trace_unreliable", "");
+	trace_cost_kv_names(out);
 	trace_counts_kv(ts, 0, out);
 }
 

@@ -11,6 +11,7 @@
 
 #include "../hist.h"
 #include "../kv.h"
+#include "cost.h"
 #include "merge.h"
 
 struct worker;
@@ -20,6 +21,8 @@ struct trace_summary {
 	enum ns_side side;
 	int hist_mode;		/* kernel stages from BPF's histograms */
 	uint32_t sample;	/* one transaction in this many was timed */
+	const struct trace_cost *cost;	/* what tracing cost */
+	double user_ns;		/* the workers' merge time per transaction */
 	uint64_t complete;
 	uint64_t incomplete;	/* missing + disorder + norecord */
 	uint64_t missing, disorder, norecord;

@@ -71,6 +71,7 @@ static int used(const struct hook *h, enum ns_side side)
 struct tracer {
 	struct stages_bpf *skel;
 	int is_end;		/* an end of a tracer serving both: owns nothing */
+	int both_ends;		/* its object serves both ends (--local) */
 	int base;		/* its first worker's ring */
 	struct bpf_link *links[ARRAY_SIZE(hooks)];
 	int ring_fd[NS_MAX_RINGS];
@@ -78,6 +79,7 @@ struct tracer {
 	enum ns_side side;
 	int missing[H_COUNT];	/* the kernel lacks its tracepoint */
 	int stamp_fd;		/* keeps the kernel stamping packets */
+	double entry_ns;	/* entering one program run; -1 unknown */
 	const char *note;
 	char hooks[512];
 	uint64_t setup_ns;
@@ -312,6 +314,47 @@ static const char *load_reason(int err)
 	return libbpf_last[0] ? libbpf_last : strerror(-err);
 }
 
+/* ns per recv() that finds nothing, the least of a few rounds. */
+static double empty_recv_ns(int fd)
+{
+	double best = 1e9, ns;
+	uint64_t t0;
+	char c;
+	int r, i;
+
+	for (r = 0; r < 5; r++) {
+		t0 = now_ns();
+		for (i = 0; i < 2000; i++)
+			(void)!recv(fd, &c, 1, MSG_DONTWAIT);
+		ns = (now_ns() - t0) / 2000.0;
+		if (ns < best)
+			best = ns;
+	}
+	return best;
+}
+
+/*
+ * What entering one program run costs, which bpf_stats cannot see: a
+ * recv() that finds nothing, with the sock_recv_length program attached
+ * once more (it returns at once for it), less without. -1 if it cannot
+ * be had.
+ */
+static double calibrate_entry(struct tracer *t)
+{
+	struct bpf_link *l;
+	double base, with;
+
+	if (!t->links[H_RECV])
+		return -1;
+	base = empty_recv_ns(t->stamp_fd);
+	l = bpf_program__attach(t->skel->progs.sock_recv_length);
+	if (!l)
+		return -1;
+	with = empty_recv_ns(t->stamp_fd);
+	bpf_link__destroy(l);
+	return with > base ? with - base : 0;
+}
+
 struct tracer *tracer_open(const struct tracer_cfg *cfg, char *why,
 			   size_t len)
 {
@@ -325,6 +368,7 @@ struct tracer *tracer_open(const struct tracer_cfg *cfg, char *why,
 	for (i = 0; i < NS_MAX_RINGS; i++)
 		t->ring_fd[i] = -1;
 	t->stamp_fd = -1;
+	t->both_ends = cfg->both_ends;
 	t->nworkers = cfg->nworkers;
 	t->side = cfg->side;
 	if (nrings > NS_MAX_RINGS) {
@@ -351,6 +395,7 @@ struct tracer *tracer_open(const struct tracer_cfg *cfg, char *why,
 	t->skel->bss->data_port = cfg->data_port;
 	if (attach(t, fentry, why, len))
 		goto fail;
+	t->entry_ns = calibrate_entry(t);
 	t->skel->bss->obs_ready = 1;
 	t->setup_ns = now_ns() - t0;
 	return t;
@@ -472,6 +517,36 @@ void tracer_kcounts(struct tracer *t, uint64_t *timed, uint64_t *incomplete)
 			for (i = 0; i < ncpu; i++)
 				*out[key - first] += v[i];
 	free(v);
+}
+
+int tracer_run_stats(struct tracer *t, uint64_t *run_ns, uint64_t *runs)
+{
+	struct bpf_prog_info info;
+	struct bpf_program *p;
+	__u32 n;
+
+	*run_ns = *runs = 0;
+	bpf_object__for_each_program(p, t->skel->obj) {
+		if (bpf_program__fd(p) < 0)
+			continue;
+		memset(&info, 0, sizeof(info));
+		n = sizeof(info);
+		if (bpf_obj_get_info_by_fd(bpf_program__fd(p), &info, &n))
+			return -errno;
+		*run_ns += info.run_time_ns;
+		*runs += info.run_cnt;
+	}
+	return 0;
+}
+
+double tracer_entry_ns(const struct tracer *t)
+{
+	return t->entry_ns;
+}
+
+int tracer_both_ends(const struct tracer *t)
+{
+	return t->both_ends;
 }
 
 uint64_t tracer_setup_ns(const struct tracer *t)

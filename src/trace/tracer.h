@@ -69,6 +69,15 @@ int tracer_khist(struct tracer *t, int k, struct hist *h);
 void tracer_kcounts(struct tracer *t, uint64_t *timed, uint64_t *incomplete);
 /* Records BPF could not reserve ring space for. */
 uint64_t tracer_lost(struct tracer *t);
+/*
+ * Run time and runs of the object's programs so far, summed (counted
+ * while kernel.bpf_stats is on): 0, or -errno.
+ */
+int tracer_run_stats(struct tracer *t, uint64_t *run_ns, uint64_t *runs);
+/* ns to enter one program run, calibrated at open; -1 unknown. */
+double tracer_entry_ns(const struct tracer *t);
+/* Does its object serve both ends (--local)? */
+int tracer_both_ends(const struct tracer *t);
 /* BPF open+load+attach time, ns. */
 uint64_t tracer_setup_ns(const struct tracer *t);
 void tracer_close(struct tracer *t);

@@ -314,6 +314,50 @@ assert rows and all(int(r["seq"]) % 9 == 0 for r in rows)' b.csv
 	check_sampled out server 7
 }
 
+# Every traced run states its cost: BPF's run time, entering the
+# programs and the workers' merges, per transaction of one interval,
+# and switches kernel.bpf_stats off again.
+check_cost() {		# OUT SIDE INTERVAL COVERS
+	local out=$1 side=$2
+
+	expect_eq "$(key "$out" "$side.trace_cost_interval")" "$3" \
+		"$side interval measured"
+	expect_eq "$(key "$out" "$side.trace_cost_covers")" "$4" "$side covers"
+	python3 - "$out" "$side" <<'PY'
+import sys
+kv = dict(l.rstrip("\n").split("=", 1) for l in open(sys.argv[1]) if "=" in l)
+p = sys.argv[2] + ".trace_cost_"
+total, parts = float(kv[p + "ns"]), [float(kv[p + k]) for k in ("bpf_ns", "entry_ns", "user_ns")]
+# Each key is rounded to 1 ns: the sum is within 2 of the parts'.
+assert abs(total - sum(parts)) <= 2, (total, parts)
+assert all(x > 0 for x in parts[:2]), parts
+assert float(kv[p + "runs"]) >= 6, kv[p + "runs"]
+PY
+}
+
+t_trace_states_its_cost() {
+	need_root
+	local before
+
+	before=$(sysctl -n kernel.bpf_stats_enabled)
+	ns tcp_rr --local -l 3 -q --trace > out 2> err
+	check_cost out client 2 both_ends
+	check_cost out server 2 both_ends
+	ns tcp_rr --local -l 1 -q --trace=hist -o trace_cost_ns,trace_cost_interval \
+		> hist.out 2> err
+	expect_eq "$(key hist.out client.trace_cost_interval)" 1 "1 s: first"
+	[ "$(key hist.out client.trace_cost_ns)" -gt 0 ]
+	expect_eq "$(sysctl -n kernel.bpf_stats_enabled)" "$before" \
+		"bpf_stats as it was"
+	# Its own server: this end's programs alone.
+	start_server tcp_rr
+	ns tcp_rr -c -H 127.0.0.1 -C "$CPORT" -P "$DPORT" -l 2 -q --trace \
+		> one.out 2> err
+	wait "$SRV_PID"
+	sed -i 's/^/client./' one.out
+	check_cost one.out client 2 this_end
+}
+
 t_trace_sample_bad_input() {
 	local rc
 
