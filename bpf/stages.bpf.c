@@ -58,6 +58,12 @@ const volatile __u32 observe_netns;
 volatile __u8 obs_ready;
 /* observe: the server has sent a request on (obs_forward) at least once */
 volatile __u8 forwarding;
+/*
+ * Count the transactions each end completes (`done`) while user space
+ * measures what tracing costs (src/trace/cost.h): the number of
+ * measurements under way, one per side.
+ */
+volatile __u32 counting;
 /* The server's data port: set by user space once it is known. */
 volatile __u16 data_port;
 /*
@@ -185,6 +191,14 @@ struct {
 	__type(value, __u64);
 } kcounts SEC(".maps");
 
+/* Transactions completed, by end, while `counting`. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 2);
+	__type(key, __u32);
+	__type(value, __u64);
+} done SEC(".maps");
+
 /* Records that found their ring full, by end. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -196,6 +210,17 @@ struct {
 static __always_inline struct ns_sk *lookup(const struct sock *sk)
 {
 	return bpf_sk_storage_get(&socks, (struct sock *)sk, 0, 0);
+}
+
+static __always_inline void count_done(__u32 end)
+{
+	__u64 *n;
+
+	if (!counting)
+		return;
+	n = bpf_map_lookup_elem(&done, &end);
+	if (n)
+		(*n)++;
 }
 
 /* Is message m timed? */
@@ -276,8 +301,9 @@ static __always_inline __u64 kspan(const __u64 *sl, __u32 i, int *bad)
  */
 __noinline int account(struct ns_sk *st, __u32 m)
 {
-	__u32 i, k;
-	__u64 *sl;
+	__u32 i, n = 0, k, b;
+	__u64 d[NS_MAX_KSTAGES], *sl;
+	struct khist *h;
 	int bad = 0;
 
 	if (!st)
@@ -289,22 +315,23 @@ __noinline int account(struct ns_sk *st, __u32 m)
 	/* Without its hook, TCP_SEND collapses onto the hand-off. */
 	if (no_tcp_send)
 		sl[NS_K_TCP_SEND] = sl[NS_K_DEV_XMIT];
-	for (i = 0; i < sizeof(kstages) / sizeof(kstages[0]); i++)
-		if (kstages[i].side == st->side)
-			kspan(sl, i, &bad);
+	/* A side's stages are consecutive in kstages[]. */
+	for (i = 0; i < sizeof(kstages) / sizeof(kstages[0]); i++) {
+		if (kstages[i].side != st->side) {
+			if (n)
+				break;
+			continue;
+		}
+		if (n < NS_MAX_KSTAGES)
+			d[n++] = kspan(sl, i, &bad);
+	}
 	if (bad) {
 		count(st, 1);
 		return 0;
 	}
-	for (i = 0; i < sizeof(kstages) / sizeof(kstages[0]); i++) {
-		struct khist *h;
-		__u32 b;
-
-		if (kstages[i].side != st->side)
-			continue;
+	for (i = 0; i < NS_MAX_KSTAGES && i < n; i++, k++) {
 		h = bpf_map_lookup_elem(&khists, &k);
-		k++;
-		b = hist_index(kspan(sl, i, &bad));
+		b = hist_index(d[i]);
 		if (h && b < HIST_BUCKETS)
 			h->b[b]++;
 	}
@@ -768,6 +795,7 @@ static __always_inline void obs_emit(struct ns_sk *st)
 {
 	__u32 m = st->tx_begun - 1;
 
+	count_done(1);
 	st->tx_open = 0;
 	st->tx_msgs = m + 1;
 	emit(st, m);
@@ -864,6 +892,8 @@ static __always_inline int message_part(struct sock *sk, int ret, int rx)
 		st->rx_msgs++;
 	else
 		st->tx_msgs++;
+	if (end == (rx ? NS_CLIENT : NS_SERVER))
+		count_done(end);
 	if (!sampled(m))
 		return 0;
 	slot(st, m)[rx ? NS_K_RECV_RET : NS_K_SEND_RET] = bpf_ktime_get_ns();

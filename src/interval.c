@@ -36,8 +36,6 @@ static void summarise(struct intervals *iv, struct interval_slot *s)
 		sum.p90_us = hist_percentile(&s->lat, 90) / 1e3;
 		sum.p99_us = hist_percentile(&s->lat, 99) / 1e3;
 	}
-	if (iv->on_end)
-		iv->on_end(iv->on_end_arg, s->k, s->transactions);
 	if (iv->nsums == iv->cap) {
 		iv->cap = iv->cap ? 2 * iv->cap : 64;
 		iv->sums = xrealloc(iv->sums, iv->cap, sizeof(*iv->sums));

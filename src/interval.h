@@ -41,9 +41,6 @@ struct intervals {
 	struct interval_slot slot[INTERVAL_SLOTS];
 	struct interval_sum *sums;
 	long nsums, cap;
-	/* Called as interval k closes, with its transactions (may be NULL). */
-	void (*on_end)(void *arg, long k, uint64_t transactions);
-	void *on_end_arg;
 };
 
 void intervals_init(struct intervals *iv, int nworkers, int is_rr, int quiet,

@@ -198,11 +198,11 @@ static void observer_start(struct observer *ob)
 
 	intervals_init(&s->rs.iv, 1, 1, s->o->quiet, s->o->interval,
 		       "observe");
-	side_measure_cost(s);
 	getrusage(RUSAGE_SELF, &s->res.ru_start);
 	cpu_read(&s->res.cpu_start);
 	s->res.t_start = s->rs.t_start = now_ns();
 	s->workers[0].next_snap = s->rs.t_start + s->rs.interval_ns;
+	side_measure_cost(s);
 }
 
 /* Read records until the time is up, a signal, or the server is gone. */
@@ -238,6 +238,7 @@ static int observe_loop(struct observer *ob)
 		}
 	}
 	s->res.t_end = now_ns();
+	trace_cost_finish(&s->rs.cost);
 	ring_buffer__consume(tw->rb);
 	/* A last interval that is all but over counts, as a worker's does. */
 	worker_maybe_snapshot(&s->workers[0],

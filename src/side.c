@@ -193,19 +193,10 @@ void side_add_flow(struct side *s, struct flow *f)
 	s->flows[s->nflows++] = f;
 }
 
-static void cost_interval(void *arg, long k, uint64_t transactions)
-{
-	trace_cost_interval(arg, k, transactions);
-}
-
 void side_measure_cost(struct side *s)
 {
-	if (!s->rs.tracer)
-		return;
-	trace_cost_init(&s->rs.cost, s->rs.tracer,
-			(long)(s->o->test_length / s->o->interval));
-	s->rs.iv.on_end = cost_interval;
-	s->rs.iv.on_end_arg = &s->rs.cost;
+	if (s->rs.tracer)
+		trace_cost_start(&s->rs.cost, s->rs.tracer, s->o->test_length);
 }
 
 int side_start(struct side *s, char *err, size_t len)
@@ -217,7 +208,6 @@ int side_start(struct side *s, char *err, size_t len)
 	intervals_init(&s->rs.iv, s->nworkers, s->wl->is_rr && s->rs.is_client,
 		       s->o->quiet, s->o->interval,
 		       s->rs.is_client ? "client" : "server");
-	side_measure_cost(s);
 	getrusage(RUSAGE_SELF, &s->res.ru_start);
 	cpu_read(&s->res.cpu_start);
 	s->rs.t_start = now_ns();
@@ -232,6 +222,8 @@ int side_start(struct side *s, char *err, size_t len)
 			   s->nflows, err, len);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	s->started = !rc;
+	if (s->started)
+		side_measure_cost(s);
 	return rc;
 }
 
@@ -241,6 +233,7 @@ void side_stop(struct side *s)
 		return;
 	s->res.t_end = now_ns();
 	cpu_read(&s->res.cpu_end);
+	trace_cost_finish(&s->rs.cost);
 	workers_stop(s->workers, s->nworkers, &s->rs);
 	getrusage(RUSAGE_SELF, &s->res.ru_end);
 	s->res.num_flows = s->nflows;
@@ -341,7 +334,7 @@ void side_free(struct side *s)
 		close(s->rs.stop_efd);
 	if (s->rs.iv.nworkers)
 		intervals_free(&s->rs.iv);
-	trace_cost_free(&s->rs.cost);
+	trace_cost_finish(&s->rs.cost);
 	tracer_close(s->rs.tracer);
 }
 

@@ -71,8 +71,8 @@ void side_open_tracer(struct side *s, int data_port);
 struct tracer *side_open_both(const struct options *o,
 			      const struct workload *wl);
 /*
- * --trace: measure what tracing costs over one interval (trace/cost.h).
- * Call once the intervals are set up, before the clock starts.
+ * --trace: measure what tracing costs for a window of the test
+ * (trace/cost.h). Call as the test starts; side_stop() ends it.
  */
 void side_measure_cost(struct side *s);
 /* Adds the flow, registering its socket with the tracer first. */

@@ -1,73 +1,112 @@
 #include <errno.h>
-#include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
 
+#include "../common.h"
 #include "cost.h"
 #include "tracer.h"
 
-void trace_cost_init(struct trace_cost *c, struct tracer *t,
-		     long nintervals)
+#define WINDOW_MAX_NS (200 * 1000000ULL)
+
+/* Wait until `until` (CLOCK_MONOTONIC ns) or the test's end: 0, or -1. */
+static int wait_until(struct trace_cost *c, uint64_t until)
 {
+	struct timespec ts = { until / NSEC_PER_SEC, until % NSEC_PER_SEC };
+	int stop;
+
+	pthread_mutex_lock(&c->mu);
+	while (!c->stop &&
+	       pthread_cond_timedwait(&c->cv, &c->mu, &ts) != ETIMEDOUT)
+		;
+	stop = c->stop;
+	pthread_mutex_unlock(&c->mu);
+	return stop ? -1 : 0;
+}
+
+static void *measure(void *arg)
+{
+	struct trace_cost *c = arg;
+	uint64_t t0 = now_ns(), ns0, runs0, n0, ns1, runs1;
+	int fd;
+
+	if (wait_until(c, t0 + c->delay_ns))
+		return NULL;
+	fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+	if (fd < 0) {
+		c->error = "kernel.bpf_stats cannot be switched on";
+		return NULL;
+	}
+	tracer_counting(c->t, 1);
+	n0 = tracer_done(c->t);
+	if (tracer_run_stats(c->t, &ns0, &runs0))
+		c->error = "the programs' run time cannot be read";
+	__atomic_store_n(&c->timing, 1, __ATOMIC_RELAXED);
+	wait_until(c, now_ns() + c->window_ns);
+	__atomic_store_n(&c->timing, 0, __ATOMIC_RELAXED);
+	if (!c->error && tracer_run_stats(c->t, &ns1, &runs1))
+		c->error = "the programs' run time cannot be read";
+	c->transactions = tracer_done(c->t) - n0;
+	tracer_counting(c->t, 0);
+	close(fd);
+	if (c->error)
+		return NULL;
+	c->run_ns = ns1 - ns0;
+	c->runs = runs1 - runs0;
+	c->done = c->transactions > 0;
+	if (!c->done)
+		c->error = "no transaction completed while it was measured";
+	return NULL;
+}
+
+void trace_cost_start(struct trace_cost *c, struct tracer *t, double test_s)
+{
+	uint64_t test_ns = (uint64_t)(test_s * NSEC_PER_SEC);
+
+	pthread_condattr_t ca;
+
 	memset(c, 0, sizeof(*c));
 	c->t = t;
-	c->stats_fd = -1;
-	/* The first interval holds the start-up; measure the second. */
-	c->interval = nintervals >= 2 ? 1 : 0;
+	c->delay_ns = test_ns / 4;
+	c->window_ns = test_ns / 10 < WINDOW_MAX_NS ? test_ns / 10
+						    : WINDOW_MAX_NS;
 	if (!t)
 		return;
-	if (c->interval == 0)
-		trace_cost_interval(c, -1, 0);
+	pthread_mutex_init(&c->mu, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&c->cv, &ca);
+	pthread_condattr_destroy(&ca);
+	c->inited = 1;
+	c->started = !pthread_create(&c->thread, NULL, measure, c);
+	if (!c->started)
+		c->error = "no thread to measure it";
 }
 
-static void start(struct trace_cost *c)
+void trace_cost_finish(struct trace_cost *c)
 {
-	c->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
-	if (c->stats_fd < 0) {
-		c->error = "kernel.bpf_stats cannot be switched on";
+	if (!c->inited)
 		return;
+	if (c->started) {
+		pthread_mutex_lock(&c->mu);
+		c->stop = 1;
+		pthread_cond_signal(&c->cv);
+		pthread_mutex_unlock(&c->mu);
+		pthread_join(c->thread, NULL);
+		c->started = 0;
 	}
-	if (tracer_run_stats(c->t, &c->run_ns, &c->runs)) {
-		c->error = "the programs' run time cannot be read";
-		return;
-	}
-	__atomic_store_n(&c->timing, 1, __ATOMIC_RELAXED);
-}
-
-static void stop(struct trace_cost *c, uint64_t n)
-{
-	uint64_t run_ns, runs;
-
-	__atomic_store_n(&c->timing, 0, __ATOMIC_RELAXED);
-	if (!tracer_run_stats(c->t, &run_ns, &runs)) {
-		c->run_ns = run_ns - c->run_ns;
-		c->runs = runs - c->runs;
-		c->transactions = n;
-		c->done = n > 0;
-		if (!n)
-			c->error = "no transaction in the interval measured";
-	} else {
-		c->error = "the programs' run time cannot be read";
-	}
-	close(c->stats_fd);
-	c->stats_fd = -1;
-}
-
-void trace_cost_interval(struct trace_cost *c, long k, uint64_t n)
-{
-	if (!c->t || c->error || c->done)
-		return;
-	if (k == c->interval - 1)
-		start(c);
-	else if (k == c->interval && c->stats_fd >= 0)
-		stop(c, n);
+	pthread_cond_destroy(&c->cv);
+	pthread_mutex_destroy(&c->mu);
+	c->inited = 0;
+	if (!c->done && !c->error)
+		c->error = "the test ended before it was measured";
 }
 
 static const char *const names[] = {
 	"trace_cost_ns", "trace_cost_bpf_ns", "trace_cost_entry_ns",
-	"trace_cost_user_ns", "trace_cost_runs", "trace_cost_interval",
+	"trace_cost_user_ns", "trace_cost_runs", "trace_cost_window_ms",
 	"trace_cost_covers", "trace_cost_error",
 };
 
@@ -78,13 +117,15 @@ void trace_cost_kv(const struct trace_cost *c, double user_ns,
 
 	if (!c->done) {
 		kv_str(out, "trace_cost_error",
-		       c->error ? c->error : "the test ended before the "
-					     "interval measured");
+		       c->error ? c->error : "not measured");
 		return;
 	}
 	n = (double)c->transactions;
-	bpf = c->run_ns / n;
 	runs = c->runs / n;
+	/* bpf_stats' own clock read lies inside each run it times. */
+	bpf = ((double)c->run_ns - c->runs * tracer_stats_ns(c->t)) / n;
+	if (bpf < 0)
+		bpf = 0;
 	e_ns = tracer_entry_ns(c->t);
 	entry = e_ns >= 0 ? runs * e_ns : 0;
 	if (user_ns < 0)
@@ -95,7 +136,7 @@ void trace_cost_kv(const struct trace_cost *c, double user_ns,
 		kv_num(out, "trace_cost_entry_ns", entry, 0);
 	kv_num(out, "trace_cost_user_ns", user_ns, 0);
 	kv_num(out, "trace_cost_runs", runs, 2);
-	kv_uint(out, "trace_cost_interval", c->interval + 1);
+	kv_num(out, "trace_cost_window_ms", c->window_ns / 1e6, 0);
 	kv_str(out, "trace_cost_covers",
 	       tracer_both_ends(c->t) ? "both_ends" : "this_end");
 }
@@ -106,11 +147,4 @@ void trace_cost_kv_names(struct kv_list *out)
 
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		kv_str(out, names[i], "");
-}
-
-void trace_cost_free(struct trace_cost *c)
-{
-	if (c->stats_fd >= 0)
-		close(c->stats_fd);
-	c->stats_fd = -1;
 }

@@ -1,16 +1,19 @@
 /*
- * What tracing costs, stated by every traced run: over one interval of
- * the test, the run time of the BPF programs (kernel.bpf_stats, on for
- * that interval only: it adds two clock reads to every program run),
- * the time the workers spend reading and merging records (two clock
- * reads per transaction, that interval only), and entering the
- * programs, which bpf_stats does not see: the program runs per
- * transaction times the cost of entering one, calibrated when the
- * tracer opens (tracer_entry_ns()). All per transaction of the interval.
+ * What tracing costs, stated by every traced run. For a short window of
+ * the test (from a quarter of the way in, a tenth of it, at most
+ * 200 ms) a thread of its own switches on kernel.bpf_stats (it adds two
+ * clock reads to every program run, so only then), has BPF count the
+ * transactions each end completes and the workers time their reading
+ * and merging of records (two clock reads a transaction), then switches
+ * all that off. Per transaction of the window: the programs' run time,
+ * less what bpf_stats adds to it; entering the programs, which
+ * bpf_stats does not see, as runs times the cost of one entry
+ * (calibrated when the tracer opens); and the merges.
  */
 #ifndef NETSTAGE_TRACE_COST_H
 #define NETSTAGE_TRACE_COST_H
 
+#include <pthread.h>
 #include <stdint.h>
 
 #include "../kv.h"
@@ -19,23 +22,24 @@ struct tracer;
 
 struct trace_cost {
 	struct tracer *t;
-	long interval;		/* the interval measured (0-based) */
-	int stats_fd;		/* bpf_stats stay on while it is open */
-	uint64_t run_ns, runs;	/* at the start, then the interval's */
-	uint64_t transactions;	/* in the interval, this side */
+	pthread_t thread;
+	int inited;		/* mu and cv are set up */
+	int started;		/* the thread runs: join it */
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int stop;		/* the test ended: measure no more */
+	uint64_t delay_ns, window_ns;
 	int timing;		/* workers time their merges now */
+	/* the window's, once done */
+	uint64_t run_ns, runs, transactions;
 	int done;
 	const char *error;	/* why there is no figure */
 };
 
-/*
- * Measure interval `interval` of t's run (the second, if the test has
- * two or more; the first otherwise). Call before the workers start.
- */
-void trace_cost_init(struct trace_cost *c, struct tracer *t,
-		     long nintervals);
-/* Interval k has ended with n transactions (intervals.h's callback). */
-void trace_cost_interval(struct trace_cost *c, long k, uint64_t n);
+/* Start measuring t over a test of test_s seconds, from now. */
+void trace_cost_start(struct trace_cost *c, struct tracer *t, double test_s);
+/* The test has ended: stop waiting, finish or give up the window. Idempotent. */
+void trace_cost_finish(struct trace_cost *c);
 /* Do workers time their merges now? Read once per transaction. */
 static inline int trace_cost_timing(const struct trace_cost *c)
 {
@@ -44,12 +48,11 @@ static inline int trace_cost_timing(const struct trace_cost *c)
 
 /*
  * The trace_cost_* keys; user_ns: the workers' merge time per
- * transaction of the interval (-1: none taken).
+ * transaction of the window (-1: none taken: 0 is printed).
  */
 void trace_cost_kv(const struct trace_cost *c, double user_ns,
 		   struct kv_list *out);
 /* The key names, for -o. */
 void trace_cost_kv_names(struct kv_list *out);
-void trace_cost_free(struct trace_cost *c);
 
 #endif

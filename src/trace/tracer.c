@@ -80,6 +80,7 @@ struct tracer {
 	int missing[H_COUNT];	/* the kernel lacks its tracepoint */
 	int stamp_fd;		/* keeps the kernel stamping packets */
 	double entry_ns;	/* entering one program run; -1 unknown */
+	double stats_ns;	/* bpf_stats' own share of a run it times */
 	const char *note;
 	char hooks[512];
 	uint64_t setup_ns;
@@ -355,6 +356,34 @@ static double calibrate_entry(struct tracer *t)
 	return with > base ? with - base : 0;
 }
 
+/*
+ * What bpf_stats adds to each run it times (its clock read inside the
+ * span): the run time it counts for the sock_recv_length program over
+ * empty recv()s, for which it returns at once. 0 if it cannot be had.
+ */
+static double calibrate_stats(struct tracer *t)
+{
+	int fd, prog = bpf_program__fd(t->skel->progs.sock_recv_length);
+	struct bpf_prog_info a = { 0 }, b = { 0 };
+	__u32 n = sizeof(a);
+	double ns = 0;
+
+	if (prog < 0)
+		return 0;
+	fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+	if (fd < 0)
+		return 0;
+	if (!bpf_obj_get_info_by_fd(prog, &a, &n)) {
+		empty_recv_ns(t->stamp_fd);
+		if (!bpf_obj_get_info_by_fd(prog, &b, &n) &&
+		    b.run_cnt > a.run_cnt)
+			ns = (double)(b.run_time_ns - a.run_time_ns) /
+			     (b.run_cnt - a.run_cnt);
+	}
+	close(fd);
+	return ns;
+}
+
 struct tracer *tracer_open(const struct tracer_cfg *cfg, char *why,
 			   size_t len)
 {
@@ -396,6 +425,7 @@ struct tracer *tracer_open(const struct tracer_cfg *cfg, char *why,
 	if (attach(t, fentry, why, len))
 		goto fail;
 	t->entry_ns = calibrate_entry(t);
+	t->stats_ns = calibrate_stats(t);
 	t->skel->bss->obs_ready = 1;
 	t->setup_ns = now_ns() - t0;
 	return t;
@@ -465,20 +495,26 @@ int tracer_has_tcp_send(const struct tracer *t)
 	return !t->missing[H_TCP_SEND];
 }
 
-uint64_t tracer_lost(struct tracer *t)
+/* Entry key of a per-CPU array of u64, summed over CPUs. */
+static uint64_t percpu_sum(int fd, uint32_t key)
 {
 	int ncpu = libbpf_num_possible_cpus(), i;
-	uint32_t end = NS_IS_SERVER(t->side);
 	uint64_t *v, sum = 0;
 
 	if (ncpu <= 0)
 		return 0;
 	v = xcalloc(ncpu, sizeof(*v));
-	if (!bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.lost), &end, v))
+	if (!bpf_map_lookup_elem(fd, &key, v))
 		for (i = 0; i < ncpu; i++)
 			sum += v[i];
 	free(v);
 	return sum;
+}
+
+uint64_t tracer_lost(struct tracer *t)
+{
+	return percpu_sum(bpf_map__fd(t->skel->maps.lost),
+			  NS_IS_SERVER(t->side));
 }
 
 int tracer_khist(struct tracer *t, int k, struct hist *h)
@@ -503,20 +539,11 @@ int tracer_khist(struct tracer *t, int k, struct hist *h)
 
 void tracer_kcounts(struct tracer *t, uint64_t *timed, uint64_t *incomplete)
 {
-	int ncpu = libbpf_num_possible_cpus(), i, fd;
-	uint64_t *v, *out[2] = { timed, incomplete };
-	uint32_t key, first = NS_IS_SERVER(t->side) * 2;
+	int fd = bpf_map__fd(t->skel->maps.kcounts);
+	uint32_t first = NS_IS_SERVER(t->side) * 2;
 
-	*timed = *incomplete = 0;
-	if (ncpu <= 0)
-		return;
-	v = xcalloc(ncpu, sizeof(*v));
-	fd = bpf_map__fd(t->skel->maps.kcounts);
-	for (key = first; key < first + 2; key++)
-		if (!bpf_map_lookup_elem(fd, &key, v))
-			for (i = 0; i < ncpu; i++)
-				*out[key - first] += v[i];
-	free(v);
+	*timed = percpu_sum(fd, first);
+	*incomplete = percpu_sum(fd, first + 1);
 }
 
 int tracer_run_stats(struct tracer *t, uint64_t *run_ns, uint64_t *runs)
@@ -537,6 +564,23 @@ int tracer_run_stats(struct tracer *t, uint64_t *run_ns, uint64_t *runs)
 		*runs += info.run_cnt;
 	}
 	return 0;
+}
+
+void tracer_counting(struct tracer *t, int on)
+{
+	__atomic_add_fetch(&t->skel->bss->counting, on ? 1 : -1,
+			   __ATOMIC_RELAXED);
+}
+
+uint64_t tracer_done(struct tracer *t)
+{
+	return percpu_sum(bpf_map__fd(t->skel->maps.done),
+			  NS_IS_SERVER(t->side));
+}
+
+double tracer_stats_ns(const struct tracer *t)
+{
+	return t->stats_ns;
 }
 
 double tracer_entry_ns(const struct tracer *t)

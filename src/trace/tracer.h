@@ -74,6 +74,15 @@ uint64_t tracer_lost(struct tracer *t);
  * while kernel.bpf_stats is on): 0, or -errno.
  */
 int tracer_run_stats(struct tracer *t, uint64_t *run_ns, uint64_t *runs);
+/*
+ * BPF counts the transactions each end completes while at least one
+ * caller has it on (on: 1 starts, 0 stops; callers may overlap).
+ */
+void tracer_counting(struct tracer *t, int on);
+/* Transactions this end completed while counting, so far. */
+uint64_t tracer_done(struct tracer *t);
+/* ns bpf_stats adds to the run time it counts for one run; 0 unknown. */
+double tracer_stats_ns(const struct tracer *t);
 /* ns to enter one program run, calibrated at open; -1 unknown. */
 double tracer_entry_ns(const struct tracer *t);
 /* Does its object serve both ends (--local)? */
