@@ -1,3 +1,4 @@
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <getopt.h>
@@ -214,20 +215,31 @@ static int fail(char *err, size_t len, const struct opt_def *d,
 }
 
 
+/* A decimal number, nothing before or after it (strtod takes hex too). */
+static int parse_decimal(const char *s, double *out)
+{
+	char *end;
+
+	if (!isdigit((unsigned char)*s) && *s != '.')
+		return -1;
+	if (strpbrk(s, "xXpP"))
+		return -1;
+	errno = 0;
+	*out = strtod(s, &end);
+	return errno || end == s || *end || !isfinite(*out) ? -1 : 0;
+}
+
 int percentiles_parse(struct percentiles *p, const char *s)
 {
-	char *copy = xstrdup(s), *tok, *save = NULL, *end;
+	char *copy = xstrdup(s), *rest = copy, *tok;
 	int rc = 0;
+	double v;
 
 	p->n = 0;
-	for (tok = strtok_r(copy, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		double v;
-
-		errno = 0;
-		v = strtod(tok, &end);
-		if (errno || end == tok || *end || !isfinite(v) || v < 0 ||
-		    v > 100 || p->n == MAX_PERCENTILES) {
+	/* strsep, not strtok: an empty item ("50,,99", ",") is an error. */
+	while ((tok = strsep(&rest, ",")) != NULL) {
+		if (parse_decimal(tok, &v) || v > 100 ||
+		    p->n == MAX_PERCENTILES) {
 			rc = -1;
 			break;
 		}
@@ -237,13 +249,33 @@ int percentiles_parse(struct percentiles *p, const char *s)
 	return rc;
 }
 
+/* A decimal integer: no octal, no hex, no sign but '-', no overflow. */
 static int parse_ll(const char *s, long long *out)
 {
 	char *end;
 
+	if (!isdigit((unsigned char)*s) &&
+	    !(*s == '-' && isdigit((unsigned char)s[1])))
+		return -1;
 	errno = 0;
-	*out = strtoll(s, &end, 0);
-	return (errno || end == s || *end) ? -1 : 0;
+	*out = strtoll(s, &end, 10);
+	return (errno || *end) ? -1 : 0;
+}
+
+/* "A,B": two decimal integers in [lo, hi]. */
+static int parse_pair(const char *s, long long lo, long long hi,
+		      long long *a, long long *b)
+{
+	char *copy = xstrdup(s), *comma = strchr(copy, ',');
+	int rc = -1;
+
+	if (comma) {
+		*comma = '\0';
+		rc = parse_ll(copy, a) || parse_ll(comma + 1, b) ||
+		     *a < lo || *a > hi || *b < lo || *b > hi ? -1 : 0;
+	}
+	free(copy);
+	return rc;
 }
 
 static int parse_delay(const char *s, uint64_t *out)
@@ -256,9 +288,11 @@ static int parse_delay(const char *s, uint64_t *out)
 	double v;
 	size_t i;
 
+	if ((!isdigit((unsigned char)*s) && *s != '.') || strpbrk(s, "xXpP"))
+		return -1;
 	errno = 0;
 	v = strtod(s, &end);
-	if (errno || end == s || !isfinite(v) || v < 0)
+	if (errno || end == s || !isfinite(v))
 		return -1;
 	for (i = 0; i < ARRAY_SIZE(units); i++) {
 		if (!strcmp(end, units[i].sfx)) {
@@ -275,7 +309,6 @@ static int set_value(struct options *o, const struct opt_def *d,
 		     const char *arg, char *err, size_t len)
 {
 	long long ll;
-	char *end;
 	double v;
 
 	switch (d->type) {
@@ -297,10 +330,7 @@ static int set_value(struct options *o, const struct opt_def *d,
 		*FIELD(o, d, uint64_t) = (uint64_t)ll;
 		return 0;
 	case T_DOUBLE:
-		errno = 0;
-		v = strtod(arg, &end);
-		if (errno || end == arg || *end || !isfinite(v) || v < 0.001 ||
-		    v > 3600)
+		if (parse_decimal(arg, &v) || v < 0.001 || v > 3600)
 			return fail(err, len, d,
 				    "'%s' is not a number in [0.001, 3600]",
 				    arg);
@@ -343,35 +373,36 @@ static int set_value(struct options *o, const struct opt_def *d,
 		*FIELD(o, d, int) = arg && !strcmp(arg, "hist") ? 2 : 1;
 		return 0;
 	case T_ITER: {
-		int a, b, n = 0;
+		long long a, b;
 
-		if (sscanf(arg, "%d,%d%n", &a, &b, &n) != 2 || arg[n] ||
-		    a < 1 || b < a || b > 30)
+		if (parse_pair(arg, 1, 30, &a, &b) || b < a)
 			return fail(err, len, d,
 				    "'%s' is not MIN,MAX with 1 <= MIN <= MAX <= 30",
 				    arg);
-		o->iter_min = a;
-		o->iter_max = b;
+		o->iter_min = (int)a;
+		o->iter_max = (int)b;
 		return 0;
 	}
 	case T_CONF: {
-		int lvl, n = 0;
-		double wd;
+		const char *comma = strchr(arg, ',');
+		long long lvl = 0;
+		char lv[8] = "";
+		double wd = 0;
 
-		if (sscanf(arg, "%d,%lf%n", &lvl, &wd, &n) != 2 || arg[n] ||
+		if (comma && comma - arg < (long)sizeof(lv))
+			memcpy(lv, arg, comma - arg);
+		if (!comma || parse_ll(lv, &lvl) ||
+		    parse_decimal(comma + 1, &wd) ||
 		    (lvl != 95 && lvl != 99) || !(wd > 0) || wd > 100)
 			return fail(err, len, d,
 				    "'%s' is not LEVEL,WIDTH with LEVEL 95 or 99 and 0 < WIDTH <= 100",
 				    arg);
-		o->conf_level = lvl;
+		o->conf_level = (int)lvl;
 		o->conf_width = wd;
 		return 0;
 	}
 	case T_RATE:
-		errno = 0;
-		v = strtod(arg, &end);
-		if (errno || end == arg || *end || !isfinite(v) || v < 0 ||
-		    v > 1e9)
+		if (parse_decimal(arg, &v) || v > 1e9)
 			return fail(err, len, d,
 				    "'%s' is not a rate in [0, 1e9] per second",
 				    arg);
@@ -544,6 +575,9 @@ int options_validate(struct options *o, char *err, size_t len)
 	    !o->raw)
 		return fail(err, len, NULL,
 			    "options --request-data/--request-file/--response-end: only with --raw");
+	if (o->local && options_given(o, "host"))
+		return fail(err, len, NULL,
+			    "option --host: not with --local, which runs on loopback (--local-host names the address)");
 	if (o->raw && o->local)
 		return fail(err, len, NULL,
 			    "option --raw: a client of another server, not with --local");

@@ -360,7 +360,7 @@ int report_check_keys(const struct options *o, const struct workload *wl,
 	struct side_result *r = xcalloc(1, sizeof(*r));
 	struct run_shared *rs = xcalloc(1, sizeof(*rs));
 	struct kv_list all = { 0 };
-	char *copy, *tok, *save = NULL;
+	char *copy, *tok, *rest;
 	int rc = 0;
 
 	if (!o->output)
@@ -382,12 +382,19 @@ int report_check_keys(const struct options *o, const struct workload *wl,
 			trace_kv_names(&r->trace, &all);
 	}
 	copy = xstrdup(o->output);
-	for (tok = strtok_r(copy, ",", &save); tok && !rc;
-	     tok = strtok_r(NULL, ",", &save)) {
+	rest = copy;
+	/* strsep: an empty key ("a,,b", ",") is an error, not skipped. */
+	while (!rc && (tok = strsep(&rest, ",")) != NULL) {
 		if (find(&all, tok))
 			continue;
-		snprintf(err, len, "option --output: no result key '%s' in %s",
-			 tok, wl->name);
+		if (*tok)
+			snprintf(err, len,
+				 "option --output: no result key '%s' in %s",
+				 tok, wl->name);
+		else
+			snprintf(err, len,
+				 "option --output: an empty key in '%s'",
+				 o->output);
 		rc = -1;
 	}
 	free(copy);

@@ -399,6 +399,21 @@ t_bad_input_exits_2_with_one_line() {
 	expect_usage_error "--host: needed with --client" tcp_rr -c
 	expect_usage_error "exclude each other" tcp_stream -4 -6
 	expect_usage_error "unexpected argument" udp_stream oops
+	# Decimal only, overflow refused, no empty items (issue 13).
+	# 010 is ten, as -D 010 is: no octal.
+	ns tcp_rr -l 010 --dry-run > out
+	expect_eq "$(key out test_length)" 10 "-l 010"
+	expect_usage_error "--num-flows: '0x2' is not an integer" tcp_rr -F 0x2
+	expect_usage_error "--iterations: '4294967297,5' is not" \
+		tcp_rr --iterations 4294967297,5
+	expect_usage_error "--num-flows: '99999999999999999999' is not" \
+		tcp_rr -F 99999999999999999999
+	expect_usage_error "--percentiles: ',' is not" tcp_rr -p ,
+	expect_usage_error "--percentiles: '50,,99' is not" tcp_rr -p 50,,99
+	expect_usage_error "--interval: '0x1p-2' is not" tcp_rr -I 0x1p-2
+	expect_usage_error "--delay: '0x10' is not" tcp_rr -D 0x10
+	expect_usage_error "--output: an empty key in ','" tcp_rr -o ,
+	expect_usage_error "--host: not with --local" tcp_rr --local -H ::1
 	ns > out 2> err || rc=$?
 	expect_eq "$rc" 2 "no workload"
 }
