@@ -144,7 +144,8 @@ static int wait_end(struct client *c)
 	}
 }
 
-static void trade_totals(struct client *c)
+/* STOP and the server's totals: 0, or 1 without them (res.error says). */
+static int trade_totals(struct client *c)
 {
 	struct ctl_msg m = { .type = CTL_STOP };
 	struct side_result *r = &c->side.res;
@@ -158,12 +159,13 @@ static void trade_totals(struct client *c)
 	report_fill_totals(r, &c->side.rs, &m);
 	if (ctl_send(c->ctl, &m) ||
 	    ctl_expect(c->ctl, CTL_RESULT, &m, RESULT_TIMEOUT_MS)) {
-		log_err("no results from the server");
-		return;
+		r->error = "no results from the server";
+		return 1;
 	}
 	r->has_remote = 1;
 	for (i = 0; i < R_NFIELDS; i++)
 		r->remote[i] = m.f[i];
+	return 0;
 }
 
 /* --raw: the flows go straight to --host/--port, no control connection. */
@@ -231,7 +233,7 @@ static int run(struct client *c)
 	if (!failed && raw)
 		failed = raw_verdict(c);
 	else if (!failed)
-		trade_totals(c);
+		failed = trade_totals(c);
 	return failed ? 1 : 0;
 }
 

@@ -75,6 +75,8 @@ void report_collect(struct side_result *r, struct worker *w, int n,
 	hist_reset(&r->lat);
 	hist_reset(&r->lat_unc);
 	for (i = 0; i < n; i++) {
+		if (w[i].fatal[0] && !r->error)
+			r->error = w[i].fatal;
 		r->errors += w[i].errors;
 		r->transactions += w[i].gone_transactions;
 		r->bytes_read += w[i].gone_read;

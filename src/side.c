@@ -300,6 +300,9 @@ int side_conclude(struct side *s, int rc, const char *err)
 		side_stop(s);
 		return EXIT_RUNTIME;
 	}
+	/* A worker that failed ends a test that otherwise ran to the end. */
+	if (!rc && s->res.error)
+		rc = 1;
 	if (rc)
 		log_err("%s", s->res.error);
 	rc |= side_finish(s);

@@ -2,6 +2,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/prctl.h>
@@ -213,6 +214,41 @@ static struct timespec wait_for(struct worker *w, uint64_t deadline)
 	return (struct timespec){ ns / NSEC_PER_SEC, ns % NSEC_PER_SEC };
 }
 
+/*
+ * NETSTAGE_PRETEND_ENOSYS=epoll_pwait2 plays a kernel (or a seccomp
+ * filter, or valgrind) without it: how the tests reach the fallback.
+ */
+static int pretend_enosys(void)
+{
+	const char *p = getenv("NETSTAGE_PRETEND_ENOSYS");
+
+	return p && strstr(p, "epoll_pwait2");
+}
+
+/*
+ * epoll_pwait2 for its nanosecond timeout; where the kernel refuses it
+ * (before 5.11, a seccomp filter, valgrind), epoll_wait in milliseconds,
+ * rounded up so the loop never spins.
+ */
+static int wait_events(struct worker *w, struct epoll_event *ev, int max,
+		       const struct timespec *ts)
+{
+	static int no_pwait2 = -1;
+	int n, ms;
+
+	if (__atomic_load_n(&no_pwait2, __ATOMIC_RELAXED) == -1)
+		__atomic_store_n(&no_pwait2, pretend_enosys(),
+				 __ATOMIC_RELAXED);
+	if (!__atomic_load_n(&no_pwait2, __ATOMIC_RELAXED)) {
+		n = epoll_pwait2(w->epfd, ev, max, ts, NULL);
+		if (n >= 0 || (errno != ENOSYS && errno != EPERM))
+			return n;
+		__atomic_store_n(&no_pwait2, 1, __ATOMIC_RELAXED);
+	}
+	ms = (int)(ts->tv_sec * 1000 + (ts->tv_nsec + 999999) / 1000000);
+	return epoll_wait(w->epfd, ev, max, ms);
+}
+
 static void epoll_loop(struct worker *w)
 {
 	int max = w->rs->o->maxevents, i, n, efd_armed = 1;
@@ -227,7 +263,12 @@ static void epoll_loop(struct worker *w)
 	while (!loop_done(w)) {
 		struct timespec ts = wait_for(w, deadline);
 
-		n = epoll_pwait2(w->epfd, ev, max, &ts, NULL);
+		n = wait_events(w, ev, max, &ts);
+		if (n < 0 && errno != EINTR) {
+			snprintf(w->fatal, sizeof(w->fatal), "epoll_wait: %s",
+				 strerror(errno));
+			break;
+		}
 		if (w->tw)
 			w->t_epoll = now_ns();
 		for (i = 0; i < n; i++) {

@@ -103,6 +103,7 @@ struct worker {
 	struct hist ilat;	/* scratch: this interval, all flows */
 	uint64_t prev_transactions, prev_bytes;
 	uint64_t errors;	/* send/recv failures other than EAGAIN */
+	char fatal[96];		/* what stopped this worker early, or "" */
 	uint64_t t_epoll;	/* --trace: when epoll_wait last returned */
 	uint64_t rng;		/* --rate: inter-arrival times */
 	struct trace_worker *tw;	/* --trace: this worker's share */

@@ -161,6 +161,16 @@ int script_socket_hook(struct script_worker *sw, enum hook h, int fd,
 	return 0;
 }
 
+/* Bytes the message's buffers hold. */
+static size_t msg_bytes(const struct msghdr *m)
+{
+	size_t n = 0, i;
+
+	for (i = 0; i < m->msg_iovlen; i++)
+		n += m->msg_iov[i].iov_len;
+	return n;
+}
+
 ssize_t script_packet_hook(struct script_worker *sw, enum hook h, int fd,
 			   struct msghdr *m, int flags)
 {
@@ -197,6 +207,17 @@ ssize_t script_packet_hook(struct script_worker *sw, enum hook h, int fd,
 		return -1;
 	}
 	lua_pop(L, 1);
+	/* More bytes than the buffers hold cannot have been moved. */
+	if (n > (lua_Integer)msg_bytes(m)) {
+		char msg[160];
+
+		snprintf(msg, sizeof(msg), "%s: the hook returned %lld bytes, "
+			 "more than the %zu it was given", sw->where[h],
+			 (long long)n, msg_bytes(m));
+		hook_failed(sw, h, msg);
+		errno = ECANCELED;
+		return -1;
+	}
 	if (receive)
 		lmsg_finish(sw->msg, m);
 	if (n < 0)

@@ -441,6 +441,44 @@ t_runtime_failures_exit_1() {
 	grep -q "cannot write 'no/such/dir/x.json'" err
 }
 
+# Valgrind 3.19 (Debian 12's) has no epoll_pwait2: ENOSYS, as on kernels
+# before 5.11 or under a seccomp filter. The engine waits with
+# epoll_wait instead, and says nothing of it.
+t_epoll_pwait2_refused_falls_back_to_epoll_wait() {
+	if ldd "$NETSTAGE" | grep -q libasan; then
+		echo "valgrind cannot run a sanitizer build"
+		exit "$SKIP"
+	fi
+	valgrind -q --error-exitcode=9 "$NETSTAGE" tcp_rr --local -l 2 -q \
+		> out 2> err
+	check_rr_counts out 1
+	grep -q 'unhandled amd64-linux syscall: 441' err ||
+		echo "valgrind knows epoll_pwait2 now: the fallback went untried"
+	# netstage itself says nothing (valgrind's lines start --PID--).
+	expect_eq "$(grep -vc '^--[0-9]*--' err)" 0 "netstage on stderr"
+	# The same fallback where the test plays the refusal.
+	NETSTAGE_PRETEND_ENOSYS=epoll_pwait2 ns udp_rr --local -l 1 -q > out
+	check_rr_counts out 1
+}
+
+# A server that never sends its results (stopped, hung, hostile): the
+# client says so in error= and exits 1, not 0.
+t_client_without_server_results_fails() {
+	local rc=0 srv
+
+	start_server tcp_rr
+	# SRV_PID runs timeout, which runs netstage.
+	srv=$(pgrep -P "$(pgrep -P "$SRV_PID" | head -1)" | head -1)
+	( sleep 1.5; kill -STOP "$srv" ) &
+	ns tcp_rr -c -H 127.0.0.1 -C "$CPORT" -P "$DPORT" -l 2 -q \
+		> out 2> err || rc=$?
+	kill -CONT "$srv" || true
+	stop_server
+	expect_eq "$rc" 1 "exit status"
+	expect_eq "$(key out error)" "no results from the server" "error key"
+	grep -q 'no results from the server' err
+}
+
 t_garbage_and_wrong_magic_are_counted() {
 	start_server tcp_rr
 	# The server may drop it before the last byte is written: a reset

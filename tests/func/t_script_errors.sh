@@ -46,6 +46,15 @@ t_script_hook_returns_wrong_type() {
 	script_fails 1 "hook client_sendmsg: s\.lua:1: the hook returned a string"
 }
 
+# A receive hook claiming more bytes than its buffer holds is an error
+# of the hook, not a million bytes read.
+t_script_hook_returns_more_bytes_than_given() {
+	printf 'client_recvmsg(function(fd, msg, flags)\n  return 1000001\nend)\n' \
+		> s.lua
+	script_fails 1 "hook client_recvmsg: s\.lua:1: the hook returned 1000001 bytes, more than the [0-9]+ it was given"
+	[ "$(key out client.bytes_read)" -lt 1000001 ]
+}
+
 t_script_run_twice() {
 	printf 'run()\nrun()\n' > s.lua
 	script_fails 1 "s\.lua:2: run\(\) was already called"
