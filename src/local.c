@@ -10,8 +10,10 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common.h"
@@ -23,6 +25,9 @@
 
 #define SERVER_START_MS 10000
 #define SERVER_EXIT_MS 20000
+
+/* The server's process while it runs, for local_stop_server(). */
+static volatile pid_t server_pid;
 
 struct local {
 	char *user_json;
@@ -75,6 +80,24 @@ static void run_child(struct options *o, const struct workload *wl,
 		rc = EXIT_RUNTIME;
 	}
 	_exit(rc);
+}
+
+void local_stop_server(void)
+{
+	struct timespec tick = { 0, 10000000 };
+	pid_t pid = server_pid;
+	int i;
+
+	if (pid <= 0)
+		return;
+	kill(pid, SIGTERM);
+	for (i = 0; i < 300; i++) {
+		if (waitpid(pid, NULL, WNOHANG) != 0)
+			return;
+		nanosleep(&tick, NULL);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
 }
 
 static int read_port(int fd, pid_t pid)
@@ -149,21 +172,44 @@ static int merge_json(struct local *l)
 	return 0;
 }
 
-static char *tmp_name(const char *path, const char *tag)
+/*
+ * A side's own document, merged into the user's when both are done: in
+ * $TMPDIR (the user's path may be a device or a fifo), made here with
+ * O_EXCL and a random suffix, so nothing planted at a name netstage
+ * would pick is followed. NULL, with errno, if it cannot be.
+ */
+static char *tmp_name(const char *tag)
 {
-	size_t n = strlen(path) + 40;
-	char *s = xcalloc(1, n);
+	const char *dir = getenv("TMPDIR");
+	size_t n;
+	char *s;
+	int fd;
 
-	snprintf(s, n, "%s.%s.%d", path, tag, (int)getpid());
+	if (!dir || !*dir)
+		dir = "/tmp";
+	n = strlen(dir) + 40;
+	s = xcalloc(1, n);
+	snprintf(s, n, "%s/netstage-%s.XXXXXX", dir, tag);
+	fd = mkostemp(s, O_CLOEXEC);
+	if (fd < 0) {
+		free(s);
+		return NULL;
+	}
+	close(fd);
+	out_track(s);
 	return s;
 }
 
 static void local_free(struct local *l)
 {
-	if (l->client_json)
+	if (l->client_json) {
 		unlink(l->client_json);
-	if (l->server_json)
+		out_untrack(l->client_json);
+	}
+	if (l->server_json) {
 		unlink(l->server_json);
+		out_untrack(l->server_json);
+	}
 	free(l->client_json);
 	free(l->server_json);
 	free(l->user_json);
@@ -175,17 +221,12 @@ static void local_free(struct local *l)
 static int probe_outputs(const struct options *o)
 {
 	const char *paths[] = { o->json, o->all_samples, o->trace_records };
-	struct out_file f;
 	char err[256];
 	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(paths); i++) {
-		if (!paths[i])
-			continue;
-		if (out_open(&f, paths[i], err, sizeof(err)))
+	for (i = 0; i < ARRAY_SIZE(paths); i++)
+		if (paths[i] && out_check(paths[i], err, sizeof(err)))
 			return log_err("%s", err), -1;
-		out_abort(&f);
-	}
 	return 0;
 }
 
@@ -204,8 +245,15 @@ int local_run(struct options *o, const struct workload *wl)
 	}
 	if (o->json) {
 		l.user_json = o->json;
-		l.client_json = tmp_name(o->json, "client");
-		l.server_json = tmp_name(o->json, "server");
+		l.client_json = tmp_name("client");
+		l.server_json = tmp_name("server");
+		if (!l.client_json || !l.server_json) {
+			log_err("--json: no temporary file: %s",
+				strerror(errno));
+			o->json = NULL;
+			local_free(&l);
+			return EXIT_RUNTIME;
+		}
 		o->json = xstrdup(l.client_json);
 	}
 	both = side_open_both(o, wl);
@@ -221,6 +269,7 @@ int local_run(struct options *o, const struct workload *wl)
 		close(pfd[0]);
 		run_child(o, wl, &l, pfd[1]);
 	}
+	server_pid = l.pid;
 	close(pfd[1]);
 	port = read_port(pfd[0], l.pid);
 	close(pfd[0]);
@@ -238,6 +287,7 @@ int local_run(struct options *o, const struct workload *wl)
 		/* The server would wait for a client that will not come. */
 		kill(l.pid, SIGTERM);
 	src = reap(l.pid);
+	server_pid = 0;
 	fflush(stdout);
 	copy_file(l.server_out, stdout);
 	fflush(stdout);

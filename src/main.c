@@ -10,6 +10,7 @@
 
 #include "common.h"
 #include "options.h"
+#include "outfile.h"
 #include "raw.h"
 #include "report.h"
 #include "run.h"
@@ -33,6 +34,8 @@ static void on_alarm(int sig)
 	static const char msg[] = "netstage: --suicide-length reached\n";
 
 	(void)sig;
+	local_stop_server();
+	out_remove_temps();
 	if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0)
 		_exit(EXIT_RUNTIME);
 	_exit(EXIT_RUNTIME);

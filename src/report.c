@@ -407,55 +407,6 @@ out:
 	return rc;
 }
 
-int out_open(struct out_file *o, const char *path, char *err, size_t len)
-{
-	size_t n = strlen(path) + 32;
-
-	memset(o, 0, sizeof(*o));
-	o->path = xstrdup(path);
-	o->tmp = xcalloc(1, n);
-	snprintf(o->tmp, n, "%s.tmp.%d", path, (int)getpid());
-	o->f = fopen(o->tmp, "w");
-	if (!o->f) {
-		snprintf(err, len, "cannot write '%s': %s", path,
-			 strerror(errno));
-		free(o->path);
-		free(o->tmp);
-		memset(o, 0, sizeof(*o));
-		return -1;
-	}
-	return 0;
-}
-
-int out_commit(struct out_file *o, char *err, size_t len)
-{
-	int rc = 0;
-
-	if (!o->f)
-		return 0;
-	if (ferror(o->f) | fclose(o->f) || rename(o->tmp, o->path)) {
-		snprintf(err, len, "cannot write '%s': %s", o->path,
-			 strerror(errno));
-		unlink(o->tmp);
-		rc = -1;
-	}
-	o->f = NULL;
-	free(o->path);
-	free(o->tmp);
-	return rc;
-}
-
-void out_abort(struct out_file *o)
-{
-	if (!o->f)
-		return;
-	fclose(o->f);
-	unlink(o->tmp);
-	o->f = NULL;
-	free(o->path);
-	free(o->tmp);
-}
-
 static enum ns_side side_of(const struct run_shared *rs)
 {
 	return trace_side(rs);

@@ -14,6 +14,7 @@
 #include "ctl_msg.h"
 #include "hist.h"
 #include "kv.h"
+#include "outfile.h"
 #include "trace/summary.h"
 #include "worker.h"
 
@@ -61,22 +62,6 @@ int report_check_keys(const struct options *o, const struct workload *wl,
 /* The side's own totals and CPU figures, as STOP/RESULT carry them. */
 void report_fill_totals(const struct side_result *r,
 			const struct run_shared *rs, struct ctl_msg *m);
-
-/*
- * Output files are written under a temporary name and renamed when
- * complete, so an interrupted run never leaves a half-written file.
- * out_open creates the temporary file at start-up, so a path that cannot
- * be written fails before the test rather than after it.
- */
-struct out_file {
-	char *path;
-	char *tmp;
-	FILE *f;
-};
-
-int out_open(struct out_file *o, const char *path, char *err, size_t len);
-int out_commit(struct out_file *o, char *err, size_t len);
-void out_abort(struct out_file *o);
 
 void write_samples_csv(FILE *f, struct worker *w, int n,
 		       const struct run_shared *rs);

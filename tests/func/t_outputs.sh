@@ -1,0 +1,104 @@
+# Output files as a hostile or careless user meets them (sourced by
+# run.sh): what is not a regular file is written in place, a symlink
+# through to its target, a directory is refused before the test, and no
+# temporary file is left on any exit netstage controls.
+
+# Temporary files this test's runs left: beside an output (NAME.XXXXXX)
+# or --local's in $TMPDIR.
+stray_files() {
+	find . "${TMPDIR:-/tmp}" -maxdepth 1 -type f -newer "$TMP/.started" \
+		\( -name '*.json.??????' -o -name '*.csv.??????' \
+		-o -name 'netstage-client.??????' \
+		-o -name 'netstage-server.??????' \)
+}
+
+t_output_to_a_device_is_written_in_place() {
+	local rc=0
+
+	# /dev/full takes nothing: ENOSPC is a failure, and the node stays.
+	ns tcp_rr --local -l 1 -q --json /dev/full > out 2> err || rc=$?
+	expect_eq "$rc" 1 "status writing /dev/full"
+	grep -q "cannot write '/dev/full': No space left on device" err
+	[ -c /dev/full ] || fail "/dev/full is no longer a device"
+	# /dev/stdout is the descriptor the user gave, here a pipe.
+	rc=0
+	start_server tcp_rr
+	ns tcp_rr -c -H 127.0.0.1 -C "$CPORT" -P "$DPORT" -l 1 -q \
+		--all-samples=/dev/stdout 2> err | cat > piped || rc=$?
+	wait "$SRV_PID"
+	expect_eq "$rc" 0 "status writing /dev/stdout"
+	grep -q '^time,tid,flow_id,' piped || fail "no CSV through the pipe"
+	grep -q '^throughput=' piped || fail "no results through the pipe"
+	[ -L /dev/stdout ] || fail "/dev/stdout is no longer a symlink"
+	# A fifo with a reader gets the document; the reader is there
+	# before netstage starts (it opens without waiting for a writer).
+	mkfifo f.json
+	python3 - f.json from_fifo <<'PY' &
+import os, sys, time
+fd = os.open(sys.argv[1], os.O_RDONLY | os.O_NONBLOCK)
+open("reader_ready", "w").close()
+data = b""
+while True:
+    try:
+        b = os.read(fd, 65536)
+    except BlockingIOError:
+        b = None
+    if b:
+        data += b
+    elif b == b"" and data:
+        break
+    else:
+        time.sleep(0.01)
+open(sys.argv[2], "wb").write(data)
+PY
+	while ! [ -e reader_ready ]; do sleep 0.01; done
+	ns tcp_rr --local -l 1 -q --json f.json > out 2> err
+	wait
+	python3 -c 'import json, sys; json.load(open(sys.argv[1]))' from_fifo
+	[ -p f.json ] || fail "the fifo was replaced"
+}
+
+t_output_through_a_symlink_keeps_the_link() {
+	mkdir -p sub
+	echo old > sub/real.json
+	ln -s sub/real.json link.json
+	ns tcp_rr --local -l 1 -q --json link.json > out 2> err
+	[ -L link.json ] || fail "link.json is no longer a symlink"
+	python3 -c 'import json; json.load(open("sub/real.json"))'
+	expect_eq "$(stray_files | wc -l)" 0 "temporary files left"
+	expect_eq "$(find sub -type f | wc -l)" 1 "files beside the target"
+}
+
+t_output_directory_is_refused_before_the_test() {
+	local rc=0 t0
+
+	mkdir d
+	t0=$(date +%s)
+	ns tcp_rr --local -l 30 -q --all-samples=d > out 2> err || rc=$?
+	expect_eq "$rc" 1 "status"
+	grep -q "cannot write 'd': it is a directory" err
+	expect_le $(($(date +%s) - t0)) 5 "seconds before refusing"
+	[ -d d ] || fail "the directory is gone"
+}
+
+# No temporary file is left by a failure, --suicide-length (which
+# _exits from its signal handler) or a script's os.exit.
+t_no_temporary_file_is_left_behind() {
+	local rc=0 i
+
+	ns tcp_rr --local -l 10 -q -s 1 --json s.json --all-samples=s.csv > out 2> err ||
+		rc=$?
+	expect_eq "$rc" 1 "--suicide-length status"
+	# Its server, a child, ends when the control connection does.
+	for i in $(seq 100); do
+		pgrep -f -- "--json s.json --all-samples=s.csv" > /dev/null || break
+		sleep 0.1
+	done
+	expect_eq "$(stray_files | wc -l)" 0 "after --suicide-length: $(stray_files)"
+	printf 'run()\nos.exit(3)\n' > x.lua
+	rc=0
+	ns tcp_rr --local -l 1 -q --script x.lua --json x.json > out 2> err ||
+		rc=$?
+	expect_eq "$rc" 3 "os.exit status"
+	expect_eq "$(stray_files | wc -l)" 0 "after os.exit: $(stray_files)"
+}
