@@ -96,11 +96,50 @@ static int decode_text(const uint8_t *p, size_t avail, struct ctl_msg *m)
 		return -1;
 	memcpy(m->text, p + 2, tlen);
 	m->text[tlen] = '\0';
-	/* Text is shown to users: no control characters from the wire. */
+	/*
+	 * Text is shown to users: printable ASCII only, so no C0 or C1
+	 * control (0x9b starts an escape sequence on some terminals), no
+	 * DEL, and no bytes a terminal could read as either.
+	 */
 	for (size_t i = 0; i < tlen; i++)
-		if ((unsigned char)m->text[i] < 0x20)
+		if ((unsigned char)m->text[i] < 0x20 ||
+		    (unsigned char)m->text[i] > 0x7e)
 			m->text[i] = '?';
 	return 0;
+}
+
+/* A figure that is a count, or UINT64_MAX for "unknown", up to max. */
+static int figure(uint64_t v, uint64_t max)
+{
+	return v == UINT64_MAX || v <= max;
+}
+
+/*
+ * Field values the protocol can carry: a peer's message with any other
+ * is malformed, rather than printed or used as it came.
+ */
+static int fields_valid(const struct ctl_msg *m)
+{
+	const uint64_t *f = m->f;
+
+	switch (m->type) {
+	case CTL_HELLO:
+		return f[H_FLAGS] <= (HF_CLIENT_READS | HF_CLIENT_WRITES);
+	case CTL_ACK:
+		return f[A_STATUS] <= 1 && f[A_DATA_PORT] <= 65535 &&
+		       (f[A_STATUS] || f[A_DATA_PORT] >= 1);
+	case CTL_STOP:
+	case CTL_RESULT:
+		/* Counts a side can sum; utilisation of at most 100%. */
+		return f[R_TRANSACTIONS] <= INT64_MAX &&
+		       f[R_BYTES_READ] <= INT64_MAX &&
+		       f[R_BYTES_WRITTEN] <= INT64_MAX &&
+		       figure(f[R_CPU_UTIL_PPM], CTL_CPU_UTIL_MAX) &&
+		       figure(f[R_SERVICE_DEMAND_NS], CTL_DEMAND_MAX_NS);
+	case CTL_NEXT:
+		return f[N_MORE] <= 1;
+	}
+	return 1;
 }
 
 int ctl_decode(const uint8_t *buf, size_t len, struct ctl_msg *m)
@@ -127,5 +166,7 @@ int ctl_decode(const uint8_t *buf, size_t len, struct ctl_msg *m)
 	} else if (plen != 8 * nf) {
 		return -1;
 	}
+	if (!fields_valid(m))
+		return -1;
 	return CTL_HDR_LEN + plen;
 }

@@ -62,6 +62,10 @@ enum { N_MORE, N_NFIELDS };
  * millionths of the machine (-1 unknown: all ones) and its service
  * demand in ns of CPU per transaction (rr) or per KB (stream).
  */
+/* The largest R_CPU_UTIL_PPM (100%) and R_SERVICE_DEMAND_NS (a day). */
+#define CTL_CPU_UTIL_MAX 1000000ULL
+#define CTL_DEMAND_MAX_NS (86400ULL * 1000000000ULL)
+
 enum {
 	R_TRANSACTIONS,
 	R_BYTES_READ,
@@ -86,7 +90,8 @@ int ctl_encode(const struct ctl_msg *m, uint8_t *buf, size_t len);
 /*
  * Decode one message from buf. Returns the bytes consumed, 0 if buf
  * holds only part of a message (read more), or -1 if it is malformed:
- * not our magic or version, an unknown type, or a wrong length.
+ * not our magic or version, an unknown type, a wrong length, or a field
+ * out of its range (a port past 65535, more than 100% CPU).
  */
 int ctl_decode(const uint8_t *buf, size_t len, struct ctl_msg *m);
 

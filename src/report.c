@@ -127,6 +127,11 @@ void report_fill_totals(const struct side_result *r,
 	m->f[R_TRANSACTIONS] = r->transactions;
 	m->f[R_BYTES_READ] = r->bytes_read;
 	m->f[R_BYTES_WRITTEN] = r->bytes_written;
+	/* Within what the peer accepts (ctl_msg.h): rounding can pass 100%. */
+	if (util > 100)
+		util = 100;
+	if (sd * 1e3 > CTL_DEMAND_MAX_NS)
+		sd = -1;
 	m->f[R_CPU_UTIL_PPM] = util < 0 ? UINT64_MAX : (uint64_t)(util * 1e4 + 0.5);
 	m->f[R_SERVICE_DEMAND_NS] = sd < 0 ? UINT64_MAX : (uint64_t)(sd * 1e3 + 0.5);
 }

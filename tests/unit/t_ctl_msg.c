@@ -29,6 +29,19 @@ static void t_every_type_round_trips(void **state)
 		in.type = type;
 		for (i = 0; i < ctl_nfields(type); i++)
 			in.f[i] = 0x0102030405060708ULL * (i + 1);
+		/* Fields with a range take a value inside it. */
+		if (type == CTL_HELLO)
+			in.f[H_FLAGS] = HF_CLIENT_WRITES;
+		if (type == CTL_ACK) {
+			in.f[A_STATUS] = 0;
+			in.f[A_DATA_PORT] = 65535;
+		}
+		if (type == CTL_STOP || type == CTL_RESULT) {
+			in.f[R_CPU_UTIL_PPM] = CTL_CPU_UTIL_MAX;
+			in.f[R_SERVICE_DEMAND_NS] = UINT64_MAX;
+		}
+		if (type == CTL_NEXT)
+			in.f[N_MORE] = 1;
 		if (type == CTL_ACK)
 			strcpy(in.text, "server runs tcp_rr");
 		n = encode(&in, buf);
@@ -54,7 +67,7 @@ static void t_hello_wire_layout_is_big_endian(void **state)
 
 static void t_every_truncation_asks_for_more(void **state)
 {
-	struct ctl_msg m = { .type = CTL_ACK }, out;
+	struct ctl_msg m = { .type = CTL_ACK, .f = { [A_STATUS] = 1 } }, out;
 	uint8_t buf[CTL_MAX_MSG];
 	int n, len;
 
@@ -101,7 +114,7 @@ static void t_strangers_bytes_are_malformed(void **state)
 
 static void t_ack_text_is_bounded_and_printable(void **state)
 {
-	struct ctl_msg m = { .type = CTL_ACK }, out;
+	struct ctl_msg m = { .type = CTL_ACK, .f = { [A_STATUS] = 1 } }, out;
 	uint8_t buf[CTL_MAX_MSG];
 	int n;
 
@@ -119,6 +132,56 @@ static void t_ack_text_is_bounded_and_printable(void **state)
 	assert_int_equal(ctl_decode(buf, n, &out), n);
 	assert_int_equal(strlen(out.text), CTL_TEXT_MAX);
 	assert_int_equal(ctl_encode(&m, buf, n - 1), -1);
+}
+
+/* decode() of m with field i set to v: the bytes, or -1 (refused). */
+static int with_field(unsigned int type, int i, uint64_t v)
+{
+	struct ctl_msg m = { .type = type }, out;
+	uint8_t buf[CTL_MAX_MSG];
+	int n;
+
+	if (type == CTL_ACK)
+		m.f[A_DATA_PORT] = 12867;
+	m.f[i] = v;
+	n = encode(&m, buf);
+	return ctl_decode(buf, n, &out);
+}
+
+/* Issue 13: a peer's figures are checked, not printed as they came. */
+static void t_fields_out_of_range_are_malformed(void **state)
+{
+	/* A data port of 65558 was truncated to 22 and connected to. */
+	assert_int_equal(with_field(CTL_ACK, A_DATA_PORT, 65558), -1);
+	assert_int_equal(with_field(CTL_ACK, A_DATA_PORT, 0), -1);
+	assert_true(with_field(CTL_ACK, A_DATA_PORT, 65535) > 0);
+	assert_int_equal(with_field(CTL_ACK, A_STATUS, 2), -1);
+	/* remote_cpu_util=1844674407370955.25 */
+	assert_int_equal(with_field(CTL_RESULT, R_CPU_UTIL_PPM,
+				    UINT64_MAX - 1), -1);
+	assert_int_equal(with_field(CTL_STOP, R_CPU_UTIL_PPM,
+				    CTL_CPU_UTIL_MAX + 1), -1);
+	assert_true(with_field(CTL_STOP, R_CPU_UTIL_PPM, UINT64_MAX) > 0);
+	assert_int_equal(with_field(CTL_RESULT, R_SERVICE_DEMAND_NS,
+				    CTL_DEMAND_MAX_NS + 1), -1);
+	assert_int_equal(with_field(CTL_RESULT, R_TRANSACTIONS,
+				    (uint64_t)INT64_MAX + 1), -1);
+	assert_int_equal(with_field(CTL_NEXT, N_MORE, 2), -1);
+	assert_int_equal(with_field(CTL_HELLO, H_FLAGS, 4), -1);
+}
+
+/* DEL and C1 controls (0x9b is CSI) never reach a terminal either. */
+static void t_ack_text_keeps_printable_ascii_only(void **state)
+{
+	struct ctl_msg m = { .type = CTL_ACK }, out;
+	uint8_t buf[CTL_MAX_MSG];
+	int n;
+
+	m.f[A_STATUS] = 1;
+	strcpy(m.text, "a\x7f" "b\x9b" "31mc\xc3\xa9");
+	n = encode(&m, buf);
+	assert_int_equal(ctl_decode(buf, n, &out), n);
+	assert_string_equal(out.text, "a?b?31mc??");
 }
 
 static void t_random_bytes_never_decode_out_of_bounds(void **state)
@@ -153,6 +216,8 @@ int main(void)
 		cmocka_unit_test(t_every_truncation_asks_for_more),
 		cmocka_unit_test(t_strangers_bytes_are_malformed),
 		cmocka_unit_test(t_ack_text_is_bounded_and_printable),
+		cmocka_unit_test(t_fields_out_of_range_are_malformed),
+		cmocka_unit_test(t_ack_text_keeps_printable_ascii_only),
 		cmocka_unit_test(t_random_bytes_never_decode_out_of_bounds),
 	};
 
