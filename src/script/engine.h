@@ -27,6 +27,8 @@ struct script_worker {
 	int ref[HOOK_COUNT];
 	char where[HOOK_COUNT][160];	/* "x.lua:12" where each is defined */
 	int failed;
+	uint64_t limit_ns;	/* --hook-timeout; 0: none */
+	uint64_t seen_ns;	/* when the watchdog first saw this call */
 };
 
 struct script {

@@ -6,12 +6,14 @@
  */
 #include <errno.h>
 #include <lauxlib.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../common.h"
 #include "../net.h"
+#include "../options.h"
 #include "copy.h"
 #include "engine.h"
 
@@ -91,6 +93,7 @@ static struct script_worker *worker_new(struct script *sc)
 	int h;
 
 	sw->sc = sc;
+	sw->limit_ns = (uint64_t)sc->o->hook_timeout * 1000000;
 	for (h = 0; h < HOOK_COUNT; h++)
 		sw->ref[h] = LUA_NOREF;
 	sw->L = engine_new_state(&sw->info);
@@ -114,6 +117,52 @@ struct script_worker *script_worker(struct script *sc, int i)
 		sc->nw++;
 	}
 	return sc->w[i];
+}
+
+/* VM instructions between the watchdog's looks at the clock. */
+#define WATCH_EVERY 100000
+
+/*
+ * A hook that runs past --hook-timeout fails with its file and line.
+ * The clock is read only every WATCH_EVERY instructions: a hook that
+ * returns before the first look costs the watchdog nothing.
+ */
+static void watchdog(lua_State *L, lua_Debug *ar)
+{
+	struct lsock_info *info = *(struct lsock_info **)lua_getextraspace(L);
+	struct script_worker *sw = (struct script_worker *)(
+		(char *)info - offsetof(struct script_worker, info));
+	uint64_t now = now_ns();
+
+	if (!sw->seen_ns) {
+		sw->seen_ns = now;
+		return;
+	}
+	if (now - sw->seen_ns <= sw->limit_ns)
+		return;
+	/* Level 0 is the Lua function running: where the hook was. */
+	if (lua_getstack(L, 0, ar) && lua_getinfo(L, "Sl", ar) &&
+	    ar->currentline > 0)
+		luaL_error(L, "%s:%d: the hook ran longer than %d ms "
+			   "(--hook-timeout)", ar->short_src, ar->currentline,
+			   (int)(sw->limit_ns / 1000000));
+	luaL_error(L, "the hook ran longer than %d ms (--hook-timeout)",
+		   (int)(sw->limit_ns / 1000000));
+}
+
+/* Around each call of a hook: the watchdog counts from here. */
+static void watch(struct script_worker *sw)
+{
+	if (!sw->limit_ns)
+		return;
+	sw->seen_ns = 0;
+	lua_sethook(sw->L, watchdog, LUA_MASKCOUNT, WATCH_EVERY);
+}
+
+static void unwatch(struct script_worker *sw)
+{
+	if (sw->limit_ns)
+		lua_sethook(sw->L, NULL, 0, 0);
 }
 
 static void hook_failed(struct script_worker *sw, enum hook h,
@@ -153,11 +202,14 @@ int script_socket_hook(struct script_worker *sw, enum hook h, int fd,
 	lua_rawgeti(L, LUA_REGISTRYINDEX, sw->ref[h]);
 	lua_pushinteger(L, fd);
 	push_addrinfo(L, a, socktype);
+	watch(sw);
 	if (lua_pcall(L, 2, 0, 1)) {
+		unwatch(sw);
 		hook_failed(sw, h, lua_tostring(L, -1));
 		lua_pop(L, 1);
 		return -1;
 	}
+	unwatch(sw);
 	return 0;
 }
 
@@ -175,7 +227,7 @@ ssize_t script_packet_hook(struct script_worker *sw, enum hook h, int fd,
 			   struct msghdr *m, int flags)
 {
 	lua_State *L = sw->L;
-	int receive = h >= HOOK_CLIENT_RECVMSG, isint;
+	int receive = h >= HOOK_CLIENT_RECVMSG, isint, rc;
 	lua_Integer n;
 
 	if (sw->failed) {
@@ -188,7 +240,10 @@ ssize_t script_packet_hook(struct script_worker *sw, enum hook h, int fd,
 	lua_pushinteger(L, fd);
 	lua_pushvalue(L, 2);
 	lua_pushinteger(L, flags);
-	if (lua_pcall(L, 3, 1, 1)) {
+	watch(sw);
+	rc = lua_pcall(L, 3, 1, 1);
+	unwatch(sw);
+	if (rc) {
 		hook_failed(sw, h, lua_tostring(L, -1));
 		lua_pop(L, 1);
 		errno = ECANCELED;

@@ -55,6 +55,21 @@ t_script_hook_returns_more_bytes_than_given() {
 	[ "$(key out client.bytes_read)" -lt 1000001 ]
 }
 
+# A hook that never returns is stopped by the watchdog, which names the
+# hook, the file and the line (issue 13).
+t_script_hook_that_never_returns_is_stopped() {
+	local rc=0
+
+	printf 'client_sendmsg(function(fd, msg, flags)\n  while true do end\nend)\n' \
+		> s.lua
+	ns tcp_rr --local -l 30 -q --script s.lua --hook-timeout 300 \
+		> out 2> err || rc=$?
+	expect_eq "$rc" 1 "exit status"
+	grep -q "hook client_sendmsg: s\.lua:2: the hook ran longer than 300 ms (--hook-timeout)" err ||
+		fail "no watchdog message: $(cat err)"
+	expect_eq "$(key out client.error)" "stopped by a script error" "error"
+}
+
 t_script_run_twice() {
 	printf 'run()\nrun()\n' > s.lua
 	script_fails 1 "s\.lua:2: run\(\) was already called"
