@@ -13,6 +13,7 @@
 
 #include "common.h"
 #include "control.h"
+#include "greeter.h"
 #include "net.h"
 #include "run.h"
 #include "script/script.h"
@@ -94,49 +95,50 @@ static int check_hello(struct server *sv, int fd, const struct ctl_msg *m)
 	return 0;
 }
 
-/* One control connection: 0 if it is a client we take, -1 if dropped. */
-static int greet(struct server *sv, int fd)
+/* A HELLO with the right magic and parameters: take the client. */
+static int take_client(struct server *sv, int fd, const struct ctl_msg *m)
 {
-	struct ctl_msg m;
-	int rc = ctl_expect(fd, CTL_HELLO, &m, HELLO_TIMEOUT_MS);
-
-	if (rc || (uint32_t)m.f[H_MAGIC] != (uint32_t)sv->o->magic) {
+	if ((uint32_t)m->f[H_MAGIC] != (uint32_t)sv->o->magic) {
 		sv->side.res.invalid_secret_count++;
-		log_err("dropped a control connection: %s",
-			rc == -ETIMEDOUT ? "no hello in time" :
-			rc ? "not a netstage hello" : "wrong magic");
+		log_err("dropped a control connection: wrong magic");
 		return -1;
 	}
-	if (check_hello(sv, fd, &m))
+	if (check_hello(sv, fd, m))
 		return -1;
-	sv->o->request_size = m.f[H_REQUEST];
-	sv->o->response_size = m.f[H_RESPONSE];
-	sv->o->test_length = m.f[H_LENGTH];
-	sv->total_flows += m.f[H_FLOWS];
-	sv->hello_flags |= m.f[H_FLAGS];
+	sv->o->request_size = m->f[H_REQUEST];
+	sv->o->response_size = m->f[H_RESPONSE];
+	sv->o->test_length = m->f[H_LENGTH];
+	sv->total_flows += m->f[H_FLOWS];
+	sv->hello_flags |= m->f[H_FLAGS];
+	sv->ctl[sv->nclients++] = fd;
+	log_info("client %d connected", sv->nclients);
 	return 0;
 }
 
+/*
+ * Greet control connections, all pending ones at once (greeter.h),
+ * until the clients the test needs are in.
+ */
 static int wait_clients(struct server *sv)
 {
-	while (sv->nclients < sv->o->num_clients) {
-		int fd = accept4(sv->ctl_listen, NULL, NULL, SOCK_CLOEXEC);
+	struct greeter g;
+	struct ctl_msg m;
+	int fd, rc = 0;
 
-		if (fd < 0 && errno == EINTR && !interrupted)
-			continue;
+	greeter_init(&g, sv->ctl_listen, HELLO_TIMEOUT_MS);
+	while (sv->nclients < sv->o->num_clients) {
+		fd = greeter_next(&g, &m, (volatile const int *)&interrupted,
+				  sv->err, sizeof(sv->err));
 		if (fd < 0) {
-			snprintf(sv->err, sizeof(sv->err), "accept: %s",
-				 interrupted ? interrupted_why() : strerror(errno));
-			return -1;
+			rc = -1;
+			break;
 		}
-		if (greet(sv, fd)) {
+		if (take_client(sv, fd, &m))
 			close(fd);
-			continue;
-		}
-		sv->ctl[sv->nclients++] = fd;
-		log_info("client %d connected", sv->nclients);
 	}
-	return 0;
+	sv->side.res.invalid_secret_count += g.dropped;
+	greeter_free(&g);
+	return rc;
 }
 
 static int setup_data_socket(struct server *sv, int fd, int id)
@@ -156,6 +158,21 @@ static int setup_data_socket(struct server *sv, int fd, int id)
 	return 0;
 }
 
+/* Has a client's control connection closed or failed? */
+static int client_gone(struct server *sv)
+{
+	struct pollfd p;
+	int i;
+
+	for (i = 0; i < sv->nclients; i++) {
+		p = (struct pollfd){ .fd = sv->ctl[i], .events = POLLRDHUP };
+		if (poll(&p, 1, 0) > 0 &&
+		    (p.revents & (POLLRDHUP | POLLHUP | POLLERR)))
+			return 1;
+	}
+	return 0;
+}
+
 static int accept_flows(struct server *sv)
 {
 	uint64_t deadline = now_ns() + SETUP_TIMEOUT_MS * 1000000ULL;
@@ -164,10 +181,18 @@ static int accept_flows(struct server *sv)
 	for (i = 0; i < sv->total_flows; i++) {
 		struct pollfd p = { .fd = sv->data_listen, .events = POLLIN };
 		uint64_t now = now_ns();
-		int fd;
+		int fd, rc = 0;
 
-		if (now >= deadline ||
-		    poll(&p, 1, (deadline - now) / 1000000 + 1) <= 0) {
+		/* Look at the clients every 100 ms: one may have gone. */
+		while (now < deadline && !(rc = poll(&p, 1, 100)) &&
+		       !client_gone(sv))
+			now = now_ns();
+		if (rc <= 0 && now < deadline) {
+			snprintf(sv->err, sizeof(sv->err),
+				 "a client went away during set-up");
+			return -1;
+		}
+		if (rc <= 0) {
 			snprintf(sv->err, sizeof(sv->err),
 				 "%d of %d flows connected in time", i,
 				 sv->total_flows);
@@ -320,6 +345,9 @@ static void send_results(struct server *sv)
 		ctl_send(sv->ctl[i], &m);
 }
 
+/* serve(): a client failed its set-up; the server waits for others. */
+#define SETUP_FAILED -2
+
 static int serve(struct server *sv)
 {
 	struct side *s = &sv->side;
@@ -336,7 +364,9 @@ static int serve(struct server *sv)
 	s->rs.request_size = sv->o->request_size;
 	s->rs.response_size = sv->o->response_size;
 	side_open_tracer(s, sv->data_port);
-	if (handshake(sv) || side_start(s, sv->err, sizeof(sv->err)))
+	if (handshake(sv))
+		return SETUP_FAILED;
+	if (side_start(s, sv->err, sizeof(sv->err)))
 		return -1;
 	failed = wait_stop(sv);
 	if (!failed && sv->wl->socktype == SOCK_STREAM && !sv->wl->is_rr) {
@@ -379,10 +409,16 @@ static int one_test(struct server *sv, int *rc)
 	sv->side.res.invalid_secret_count = invalid;
 	r = serve(sv);
 	more = r == 0 && another_test(sv);
-	if (more)
+	if (more) {
 		log_info("a client asked for another test");
-	else
-		*rc = side_conclude(&sv->side, r, sv->err);
+	} else if (r == SETUP_FAILED && !interrupted) {
+		/* One client's failure is no reason to stop serving. */
+		log_err("%s: waiting for clients again", sv->err);
+		more = 1;
+	} else {
+		*rc = side_conclude(&sv->side, r == SETUP_FAILED ? -1 : r,
+				    sv->err);
+	}
 	sv->invalid_total = sv->side.res.invalid_secret_count;
 	for (i = 0; i < sv->nclients; i++)
 		close(sv->ctl[i]);

@@ -479,6 +479,82 @@ t_client_without_server_results_fails() {
 	grep -q 'no results from the server' err
 }
 
+# Strangers on the control port cannot hold up a real client: 1,000
+# idle connections and 1,000 sending garbage, all held open, while a
+# client runs its test to the end; and a client that sends its hello and
+# vanishes leaves the server waiting for the next (issue 13).
+t_idle_and_garbage_control_peers_do_not_block_a_client() {
+	local i peers
+	start_server tcp_rr
+	python3 - "$CPORT" > peers.log 2>&1 <<'PY' &
+import resource, socket, struct, sys, time
+port = int(sys.argv[1])
+soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 4096), hard))
+held = []
+# A valid hello (magic 42, tcp_rr, 1 flow); gone after the answer,
+# with no flow: a set-up that fails.
+hello = struct.pack(">IHHI", 0x4e535447, 1, 1, 72) + struct.pack(
+    ">9Q", 42, 1, 1, 1, 1, 1, 65536, 2, 2)
+s = socket.create_connection(("127.0.0.1", port))
+s.sendall(hello)
+s.recv(100)
+s.close()
+# A hello, then gone before the answer: dropped unanswered.
+s = socket.create_connection(("127.0.0.1", port))
+s.sendall(hello)
+s.close()
+for i in range(2000):
+    s = socket.socket()
+    s.setblocking(False)
+    try:
+        s.connect(("127.0.0.1", port))
+    except BlockingIOError:
+        pass
+    held.append(s)
+# Wait until the server has taken them all from its queue (it drops the
+# oldest past its limit): each one is connected, then.
+import select
+pending, end = {s.fileno(): s for s in held}, time.time() + 10
+while pending and time.time() < end:
+    p = select.poll()
+    for fd in pending:
+        p.register(fd, select.POLLOUT)
+    for fd, ev in p.poll(200):
+        del pending[fd]
+for s in held[1000:]:
+    try:
+        s.send(b"GET / HTTP/1.0\r\n\r\n")
+    except OSError:
+        pass
+open("peers_ready", "w").write(str(len(held) - len(pending)))
+time.sleep(8)
+PY
+	peers=$!
+	for i in $(seq 150); do
+		[ -s peers_ready ] && break
+		sleep 0.1
+	done
+	[ -s peers_ready ] || fail "the strangers never connected: $(tail -2 peers.log)"
+	expect_eq "$(cat peers_ready)" 2000 "strangers connected"
+	ns tcp_rr -c -H 127.0.0.1 -C "$CPORT" -l 2 -q > out 2> err
+	wait "$SRV_PID"
+	kill "$peers" 2> /dev/null || true
+	expect_gt "$(key out num_transactions)" 0 "client transactions"
+	expect_eq "$(key "$SRV_OUT" remote_num_transactions)" \
+		"$(key out num_transactions)" "the server's copy"
+	# Those dropped are counted (past the limit of waiting ones, the
+	# oldest go); those still waiting when the client came are closed.
+	expect_gt "$(key "$SRV_OUT" invalid_secret_count)" 0 \
+		"strangers counted"
+	grep -q 'too many connections waiting' "$SRV_OUT.err" ||
+		fail "the limit of waiting connections was never reached"
+	grep -q 'a client went away during set-up: waiting for clients again' \
+		"$SRV_OUT.err" || fail "no retry: $(head -3 "$SRV_OUT.err")"
+	expect_le "$(grep -c 'dropped a control connection' "$SRV_OUT.err")" 5 \
+		"lines about strangers"
+}
+
 t_garbage_and_wrong_magic_are_counted() {
 	start_server tcp_rr
 	# The server may drop it before the last byte is written: a reset

@@ -1,0 +1,184 @@
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "greeter.h"
+#include "net.h"
+
+/* Drops said on stderr at most; the rest are counted only. */
+#define LOG_MAX 5
+
+void greeter_init(struct greeter *g, int listen_fd, int timeout_ms)
+{
+	memset(g, 0, sizeof(*g));
+	g->listen_fd = listen_fd;
+	g->timeout_ms = timeout_ms;
+	g->peer = xcalloc(GREET_MAX, sizeof(*g->peer));
+	/* accept() until EAGAIN: the queue is drained in one go. */
+	net_set_nonblock(listen_fd, 1);
+}
+
+static void drop(struct greeter *g, int i, const char *why)
+{
+	close(g->peer[i].fd);
+	if (g->dropped < LOG_MAX)
+		log_err("dropped a control connection: %s%s", why,
+			g->dropped + 1 == LOG_MAX ?
+			" (more are counted in invalid_secret_count)" : "");
+	g->dropped++;
+	g->peer[i] = g->peer[--g->n];
+}
+
+static void drop_oldest(struct greeter *g, const char *why)
+{
+	int i, old = 0;
+
+	for (i = 1; i < g->n; i++)
+		if (g->peer[i].deadline < g->peer[old].deadline)
+			old = i;
+	drop(g, old, why);
+}
+
+/* Take every connection queued on the listener: 0, or -1 (errno). */
+static int accept_all(struct greeter *g)
+{
+	for (;;) {
+		int fd = accept4(g->listen_fd, NULL, NULL,
+				 SOCK_CLOEXEC | SOCK_NONBLOCK);
+		struct greet_peer *p;
+
+		if (fd < 0 && (errno == EMFILE || errno == ENFILE) && g->n) {
+			drop_oldest(g, "out of descriptors for newer ones");
+			continue;
+		}
+		if (fd < 0 && (errno == EINTR || errno == ECONNABORTED))
+			continue;
+		if (fd < 0)
+			return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -1;
+		if (g->n == GREET_MAX)
+			drop_oldest(g, "too many connections waiting");
+		p = &g->peer[g->n++];
+		p->fd = fd;
+		p->have = 0;
+		p->deadline = now_ns() + (uint64_t)g->timeout_ms * 1000000;
+	}
+}
+
+/* Read from peer i: 1 with a whole HELLO in m, 0 for more, -1 dropped. */
+static int feed(struct greeter *g, int i, struct ctl_msg *m)
+{
+	struct greet_peer *p = &g->peer[i];
+	ssize_t r = recv(p->fd, p->buf + p->have, sizeof(p->buf) - p->have,
+			 0);
+	int n;
+
+	if (r < 0 && (errno == EAGAIN || errno == EINTR))
+		return 0;
+	if (r <= 0) {
+		drop(g, i, "it went away before its hello");
+		return -1;
+	}
+	p->have += r;
+	n = ctl_decode(p->buf, p->have, m);
+	if (!n)
+		return 0;
+	/* A client says nothing more before the server's answer. */
+	if (n < 0 || m->type != CTL_HELLO || (size_t)n != p->have) {
+		drop(g, i, "not a netstage hello");
+		return -1;
+	}
+	return 1;
+}
+
+static void expire(struct greeter *g, uint64_t now)
+{
+	int i;
+
+	for (i = g->n - 1; i >= 0; i--)
+		if (g->peer[i].deadline <= now)
+			drop(g, i, "no hello in time");
+}
+
+/* ms until the first deadline, or -1 with none pending. */
+static int next_timeout(const struct greeter *g, uint64_t now)
+{
+	uint64_t first = UINT64_MAX;
+	int i;
+
+	for (i = 0; i < g->n; i++)
+		if (g->peer[i].deadline < first)
+			first = g->peer[i].deadline;
+	if (first == UINT64_MAX)
+		return -1;
+	return first > now ? (int)((first - now + 999999) / 1000000) : 0;
+}
+
+/*
+ * Peer i's descriptor leaves the greeter, blocking again; -1 if its
+ * client has already gone (a hello, then a close): dropped.
+ */
+static int take(struct greeter *g, int i)
+{
+	int fd = g->peer[i].fd;
+	char c;
+
+	if (recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) == 0) {
+		drop(g, i, "it went away after its hello");
+		return -1;
+	}
+	g->peer[i] = g->peer[--g->n];
+	net_set_nonblock(fd, 0);
+	return fd;
+}
+
+int greeter_next(struct greeter *g, struct ctl_msg *hello,
+		 volatile const int *stop, char *err, size_t len)
+{
+	struct pollfd pfd[GREET_MAX + 1];
+	int i, n, rc;
+
+	for (;;) {
+		if (*stop) {
+			snprintf(err, len, "accept: interrupted");
+			return -1;
+		}
+		expire(g, now_ns());
+		pfd[0] = (struct pollfd){ .fd = g->listen_fd, .events = POLLIN };
+		for (i = 0; i < g->n; i++)
+			pfd[i + 1] = (struct pollfd){ .fd = g->peer[i].fd,
+						      .events = POLLIN };
+		n = g->n;
+		rc = poll(pfd, n + 1, next_timeout(g, now_ns()));
+		if (rc <= 0)
+			continue;
+		/* Last to first: a drop moves only peers behind the one read. */
+		for (i = n; i >= 1; i--) {
+			int fd;
+
+			if (!pfd[i].revents || feed(g, i - 1, hello) != 1)
+				continue;
+			fd = take(g, i - 1);
+			if (fd >= 0)
+				return fd;
+		}
+		if (pfd[0].revents && accept_all(g)) {
+			snprintf(err, len, "accept: %s", strerror(errno));
+			return -1;
+		}
+	}
+}
+
+void greeter_free(struct greeter *g)
+{
+	int i;
+
+	for (i = 0; i < g->n; i++)
+		close(g->peer[i].fd);
+	g->n = 0;
+	free(g->peer);
+	g->peer = NULL;
+}
