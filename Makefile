@@ -3,7 +3,8 @@
 # with AddressSanitizer and UndefinedBehaviorSanitizer first; `make run`
 # installs what is missing, builds, and runs a short traced loopback tcp_rr.
 # Both `run` and `check` install missing Debian packages first.
-# V=1 shows the commands.
+# `make fuzz` runs each libFuzzer target of tests/fuzz/ for FUZZ_SECONDS
+# (60); `make check` runs each for 5. V=1 shows the commands.
 
 CC ?= cc
 BUILD ?= build
@@ -23,6 +24,15 @@ LDLIBS += -lbpf -lelf -lz -lpthread -lm $(LUA_LIBS)
 # -mcpu=v3: atomic fetch-and-add (udp_ready's tail), kernels >= 5.12.
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) \
 	      -Ibpf -Wall -Werror
+
+# libFuzzer: clang, coverage on every object, ASan and UBSan.
+ifeq ($(FUZZ),1)
+BUILD := build-fuzz
+CC := clang
+CFLAGS += -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer \
+	  -Wno-missing-field-initializers
+LDFLAGS += -fsanitize=address,undefined
+endif
 
 ifeq ($(SANITIZE),1)
 BUILD := $(BUILD)-san
@@ -47,7 +57,7 @@ UNIT_SRCS := $(wildcard tests/unit/t_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 
 .DELETE_ON_ERROR:
-.PHONY: all check unit func run clean deps
+.PHONY: all check unit func run clean deps fuzz fuzz-bins
 
 all: $(BUILD)/netstage $(WORKLOADS:%=$(BUILD)/%)
 
@@ -86,6 +96,30 @@ $(BUILD)/tests/t_%: tests/unit/t_%.c $(LIB_OBJS)
 	$(call msg,TEST,$@)$(CC) $(CFLAGS) -Isrc $(LDFLAGS) -o $@ $^ \
 		$(LDLIBS) -lcmocka
 
+FUZZ_SECONDS ?= 60
+FUZZ_NAMES := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(LIB_OBJS)
+	@mkdir -p $(@D)
+	$(call msg,FUZZ,$@)$(CC) $(CFLAGS) -fsanitize=fuzzer -Isrc $(LDFLAGS) \
+		-o $@ $^ $(LDLIBS)
+
+fuzz-bins: $(FUZZ_NAMES:%=$(BUILD)/fuzz/fuzz_%)
+
+# Each target from its committed seeds and what earlier runs found
+# (build-fuzz/corpus/NAME); a crash leaves build-fuzz/crash-* and fails.
+fuzz: deps
+	$(Q)$(MAKE) --no-print-directory FUZZ=1 SANITIZE= fuzz-bins
+	$(Q)for t in $(FUZZ_NAMES); do \
+		mkdir -p build-fuzz/corpus/$$t; \
+		echo "  FUZZ   $$t for $(FUZZ_SECONDS) s"; \
+		build-fuzz/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) \
+			-artifact_prefix=build-fuzz/ -print_final_stats=1 \
+			build-fuzz/corpus/$$t tests/fuzz/corpus/$$t \
+			> build-fuzz/$$t.log 2>&1 || { tail -30 build-fuzz/$$t.log; exit 1; }; \
+		grep -E '^stat::number_of_executed_units' build-fuzz/$$t.log; \
+	done
+
 unit: $(UNIT_BINS)
 	$(Q)rc=0; for t in $(UNIT_BINS); do $$t || rc=1; done; exit $$rc
 
@@ -94,6 +128,7 @@ func: all
 
 check: deps
 	$(Q)$(MAKE) --no-print-directory unit func
+	$(Q)$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=5
 
 deps:
 	$(Q)scripts/install-deps.sh
@@ -102,6 +137,6 @@ run: deps all
 	$(BUILD)/netstage tcp_rr --local -l 3 --trace
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-fuzz
 
 -include $(OBJS:.o=.d) $(UNIT_BINS:%=%.d)

@@ -7,13 +7,15 @@ set -e
 BUILD="make gcc libc6-dev pkg-config libcmocka-dev liblua5.3-dev"
 # liblua5.3-dev: --script. Tracing: clang builds the BPF object, bpftool its skeleton, libbpf loads it.
 BPF="clang bpftool libbpf-dev libelf-dev zlib1g-dev"
+# libFuzzer's runtime for clang (make fuzz, and a short run in make check).
+FUZZ="libclang-rt-dev"
 # Test tools: python3 parses the CSV and JSON outputs; iproute2 gives ss
 # and ip netns; nftables drops a known share of packets in a test netns;
 # memcached, socat and haproxy are the real servers and forwarders --raw,
 # observe and join are tested on; valgrind 3.19 lacks epoll_pwait2, the
 # real refusal the engine's fallback is tested against.
 TEST="python3 iproute2 procps nftables memcached socat haproxy valgrind"
-PKGS="$BUILD $BPF $TEST ${EXTRA_PKGS:-}"
+PKGS="$BUILD $BPF $FUZZ $TEST ${EXTRA_PKGS:-}"
 
 missing=""
 for p in $PKGS; do

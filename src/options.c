@@ -512,7 +512,12 @@ int options_parse(struct options *o, unsigned int wl, int argc, char **argv,
 	set_defaults(o, wl);
 	build_tables(t, wl);
 	opterr = 0;
-	optind = 1;
+	/*
+	 * 0, not 1: glibc then forgets where it was inside a cluster of
+	 * short options ("-xyz") of an earlier parse that stopped there,
+	 * which would point into that parse's (freed) arguments.
+	 */
+	optind = 0;
 	while ((c = getopt_long(argc, argv, t->shortopts, t->longopts,
 				NULL)) != -1) {
 		const struct opt_def *d;

@@ -54,6 +54,7 @@ void lcopy_begin(struct lcopy *c, lua_State *from, lua_State *to, int track)
 	c->from = from;
 	c->to = to;
 	c->track = track;
+	c->where = NULL;
 	c->err[0] = '\0';
 	lua_newtable(to);
 	c->map = lua_gettop(to);
