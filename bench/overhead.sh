@@ -141,10 +141,19 @@ echo
 python3 - "$OUT" <<'EOF'
 import json, statistics, sys
 out = sys.argv[1]
-runs = {}
-for line in open(f"{out}/figures"):
-    k, v = line.split()
-    runs.setdefault(k, []).append(float(v))
+MODES = ("traced", "hist", "sampled", "empty", "bpftrace")
+
+
+def read_runs(path):
+    """name -> every figure recorded for it, in order."""
+    runs = {}
+    for line in open(path):
+        k, v = line.split()
+        runs.setdefault(k, []).append(float(v))
+    return runs
+
+
+runs = read_runs(f"{out}/figures")
 med = {k: statistics.median(v) for k, v in runs.items()}
 print("== medians (min..max)")
 for k, v in runs.items():
@@ -152,7 +161,7 @@ for k, v in runs.items():
 print("== cost against untraced runs of the same invocation")
 for f in ("F1", "F4"):
     base = med.get(f"{f}.untraced")
-    for mode in ("traced", "hist", "sampled", "empty", "bpftrace"):
+    for mode in MODES:
         m = med.get(f"{f}.{mode}")
         if base and m:
             print(f"  {f} {mode:9} ratio {m / base:5.3f}  "
@@ -161,14 +170,11 @@ base, m = med.get("F1.split_untraced"), med.get("F1.split_client_traced")
 if base and m:
     print(f"  F1 client only traced (own server) ratio {m / base:5.3f}  "
           f"added {1e9 / m - 1e9 / base:7.0f} ns per transaction")
-p50 = {}
-for line in open(f"{out}/p50"):
-    k, v = line.split()
-    p50.setdefault(k, []).append(float(v))
+p50 = read_runs(f"{out}/p50")
 print("== client p50 latency, median of runs, against untraced (us)")
 for f in ("F1", "F4"):
     base = p50.get(f"{f}.untraced")
-    for mode in ("traced", "hist", "sampled", "empty", "bpftrace"):
+    for mode in MODES:
         m = p50.get(f"{f}.{mode}")
         if base and m:
             b, t = statistics.median(base), statistics.median(m)
