@@ -5,8 +5,9 @@
 #include "common.h"
 #include "interval.h"
 
-void intervals_init(struct intervals *iv, int nworkers, int is_rr, int quiet,
-		    double interval_s, const char *label)
+void intervals_init(struct intervals *iv, int nworkers, int is_rr,
+		    int has_latency, int quiet, double interval_s,
+		    const char *label)
 {
 	int i;
 
@@ -14,6 +15,7 @@ void intervals_init(struct intervals *iv, int nworkers, int is_rr, int quiet,
 	pthread_mutex_init(&iv->mu, NULL);
 	iv->nworkers = nworkers;
 	iv->is_rr = is_rr;
+	iv->has_latency = has_latency;
 	iv->quiet = quiet;
 	iv->interval_s = interval_s;
 	iv->label = label;
@@ -31,7 +33,7 @@ static void summarise(struct intervals *iv, struct interval_slot *s)
 		.mbps = s->bytes * 8.0 / 1e6 / iv->interval_s,
 	};
 
-	if (iv->is_rr) {
+	if (iv->has_latency) {
 		sum.p50_us = hist_percentile(&s->lat, 50) / 1e3;
 		sum.p90_us = hist_percentile(&s->lat, 90) / 1e3;
 		sum.p99_us = hist_percentile(&s->lat, 99) / 1e3;
@@ -43,10 +45,13 @@ static void summarise(struct intervals *iv, struct interval_slot *s)
 	iv->sums[iv->nsums++] = sum;
 	if (iv->quiet)
 		return;
-	if (iv->is_rr)
+	if (iv->has_latency)
 		fprintf(stderr,
 			"netstage %s: [%7.1f s] %10.0f trans/s  p50 %8.1f us  p99 %8.1f us\n",
 			iv->label, sum.t_end, sum.rate, sum.p50_us, sum.p99_us);
+	else if (iv->is_rr)
+		fprintf(stderr, "netstage %s: [%7.1f s] %10.0f trans/s\n",
+			iv->label, sum.t_end, sum.rate);
 	else
 		fprintf(stderr, "netstage %s: [%7.1f s] %10.1f Mbps\n",
 			iv->label, sum.t_end, sum.mbps);

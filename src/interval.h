@@ -34,7 +34,8 @@ struct interval_slot {
 struct intervals {
 	pthread_mutex_t mu;
 	int nworkers;
-	int is_rr;
+	int is_rr;		/* progress in trans/s, not Mbps */
+	int has_latency;	/* and latency percentiles (an rr client) */
 	int quiet;
 	double interval_s;
 	const char *label;	/* "client" / "server" in progress lines */
@@ -43,8 +44,9 @@ struct intervals {
 	long nsums, cap;
 };
 
-void intervals_init(struct intervals *iv, int nworkers, int is_rr, int quiet,
-		    double interval_s, const char *label);
+void intervals_init(struct intervals *iv, int nworkers, int is_rr,
+		    int has_latency, int quiet, double interval_s,
+		    const char *label);
 /* A worker's deltas for interval k; lat may be NULL (no latencies). */
 void intervals_report(struct intervals *iv, long k, uint64_t transactions,
 		      uint64_t bytes, const struct hist *lat);

@@ -196,7 +196,7 @@ static void observer_start(struct observer *ob)
 {
 	struct side *s = &ob->side;
 
-	intervals_init(&s->rs.iv, 1, 1, s->o->quiet, s->o->interval,
+	intervals_init(&s->rs.iv, 1, 1, 1, s->o->quiet, s->o->interval,
 		       "observe");
 	getrusage(RUSAGE_SELF, &s->res.ru_start);
 	cpu_read(&s->res.cpu_start);

@@ -205,8 +205,9 @@ int side_start(struct side *s, char *err, size_t len)
 	int rc;
 
 	s->nworkers = s->o->num_threads;
-	intervals_init(&s->rs.iv, s->nworkers, s->wl->is_rr && s->rs.is_client,
-		       s->o->quiet, s->o->interval,
+	intervals_init(&s->rs.iv, s->nworkers, s->wl->is_rr,
+		       s->wl->is_rr && s->rs.is_client, s->o->quiet,
+		       s->o->interval,
 		       s->rs.is_client ? "client" : "server");
 	getrusage(RUSAGE_SELF, &s->res.ru_start);
 	cpu_read(&s->res.cpu_start);

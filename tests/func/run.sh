@@ -363,6 +363,15 @@ t_progress_lines_and_quiet() {
 		"one progress line per interval"
 	ns tcp_stream --local -l 1 > out 2> err
 	grep -q 'Mbps' err
+	# An rr server counts transactions too: trans/s, no latency.
+	next_ports
+	ns tcp_rr -C "$CPORT" -P "$DPORT" > srv.out 2> srv.err &
+	wait_port "$CPORT"
+	ns tcp_rr -c -H 127.0.0.1 -C "$CPORT" -P "$DPORT" -l 2 -q > out
+	wait
+	expect_le 1 "$(grep -c '^netstage server: \[.*[0-9] trans/s$' srv.err)" \
+		"server progress in trans/s"
+	! grep -q 'Mbps' srv.err
 	ns tcp_rr --local -l 1 -q > out 2> err
 	expect_eq "$(wc -c < err)" 0 "nothing on stderr with --quiet"
 }
