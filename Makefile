@@ -16,7 +16,7 @@ BPFTOOL ?= $(shell command -v bpftool || echo /usr/sbin/bpftool)
 
 CFLAGS ?= -O2 -g
 CFLAGS += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter \
-	  -Wshadow -Wstrict-prototypes -MMD -MP -Ibpf -I$(BUILD)/bpf
+	  -Wshadow -Wstrict-prototypes -MMD -MP -Ibpf -I$(BUILD)/bpf -I$(BUILD)
 LUA_CFLAGS := $(shell pkg-config --cflags lua5.3 2>/dev/null || echo -I/usr/include/lua5.3)
 LUA_LIBS := $(shell pkg-config --libs lua5.3 2>/dev/null || echo -llua5.3)
 CFLAGS += $(LUA_CFLAGS) -I$(BUILD)/lua
@@ -57,7 +57,7 @@ UNIT_SRCS := $(wildcard tests/unit/t_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 
 .DELETE_ON_ERROR:
-.PHONY: all check unit func run clean deps fuzz fuzz-bins
+.PHONY: all check unit func run clean deps fuzz fuzz-bins FORCE
 
 all: $(BUILD)/netstage $(WORKLOADS:%=$(BUILD)/%)
 
@@ -75,6 +75,21 @@ $(BUILD)/bpf/stages.skel.h: $(BUILD)/bpf/stages.bpf.o
 	$(call msg,SKEL,$@)$(BPFTOOL) gen skeleton $< name stages_bpf > $@
 
 $(BUILD)/src/trace/tracer.o: $(BUILD)/bpf/stages.skel.h
+
+# What `netstage --version` says: git's description of the tree it was
+# built from, or VERSION's when built from a tarball. Rewritten only when
+# it changes, so it rebuilds what includes it then and only then.
+VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || \
+		   cat VERSION 2>/dev/null || echo unknown)
+$(BUILD)/version.h: FORCE
+	@mkdir -p $(@D)
+	@echo '#define NETSTAGE_VERSION "$(VERSION)"' > $@.new
+	@cmp -s $@.new $@ && rm $@.new || mv $@.new $@
+
+FORCE:
+
+$(BUILD)/src/main.o $(BUILD)/src/options.o $(BUILD)/src/report.o: \
+	$(BUILD)/version.h
 
 # The Lua prelude, as C string literals the engine includes.
 $(BUILD)/lua/prelude.inc: lua/prelude.lua

@@ -11,6 +11,7 @@
 #include "common.h"
 #include "options.h"
 #include "outfile.h"
+#include "version.h"
 #include "raw.h"
 #include "report.h"
 #include "run.h"
@@ -25,6 +26,7 @@ static void usage_all(FILE *f)
 		"       netstage WORKLOAD --help      options of a workload\n"
 		"       netstage observe --port PORT  time another server's requests\n"
 		"       netstage join CLIENT.csv [NAME=]HOP.csv ...  join records on one clock\n"
+		"       netstage --version\n"
 		"  e.g. netstage tcp_rr --local -l 5\n",
 		workload_names());
 }
@@ -47,6 +49,10 @@ static const struct workload *pick(int *argc, char ***argv)
 
 	if (wl)
 		return wl;
+	if (*argc >= 2 && !strcmp((*argv)[1], "--version")) {
+		printf("netstage %s\n", NETSTAGE_VERSION);
+		exit(0);
+	}
 	if (*argc < 2 || !strcmp((*argv)[1], "--help") ||
 	    !strcmp((*argv)[1], "-h")) {
 		usage_all(*argc < 2 ? stderr : stdout);

@@ -14,6 +14,7 @@
 #include "common.h"
 #include "options.h"
 #include "stages.h"
+#include "version.h"
 
 enum opt_type {
 	T_BOOL,		/* no argument: sets 1 */
@@ -766,6 +767,7 @@ void options_print(const struct options *o, const char *workload)
 		return;
 
 	kv_str(&kv, "workload", workload);
+	kv_str(&kv, "version", NETSTAGE_VERSION);
 	options_dump(o, &kv);
 	kv_print(&kv, stdout, o->prefix);
 	fflush(stdout);

@@ -9,6 +9,7 @@
 #include "common.h"
 #include "fit.h"
 #include "report.h"
+#include "version.h"
 
 static void throughput_fit(struct side_result *r, struct worker *w, int n,
 			   const struct run_shared *rs)
@@ -504,7 +505,9 @@ void write_json(FILE *f, const struct kv_list *opts,
 		const struct kv_list *results, const struct run_shared *rs,
 		const char *role)
 {
-	fputs("{\n  \"netstage\": {\"workload\": ", f);
+	fputs("{\n  \"netstage\": {\"version\": ", f);
+	json_string(f, NETSTAGE_VERSION);
+	fputs(", \"workload\": ", f);
 	json_string(f, rs->wl->name);
 	fputs(", \"role\": ", f);
 	json_string(f, role);

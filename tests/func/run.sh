@@ -384,6 +384,10 @@ t_workload_from_program_name() {
 	timeout 10 ./tcp_stream --help | grep -q -- '--enable-read'
 	ns tcp_rr --help | grep -q -- '--request-size'
 	ns --help | grep -q 'udp_stream'
+	# What built it: --version, and a version key with the options.
+	ns --version | grep -Eq '^netstage [0-9a-z.-]+$'
+	expect_eq "$(key out version)" "$(ns --version | cut -d' ' -f2)" \
+		"version key"
 }
 
 # Bad input: one line on stderr naming the problem, status 2, no output.
