@@ -34,6 +34,7 @@ struct local {
 	char *client_json;
 	char *server_json;
 	FILE *server_out;
+	FILE *server_table;	/* its stage table, printed after the client's */
 	pid_t pid;
 };
 
@@ -43,6 +44,7 @@ static void run_child(struct options *o, const struct workload *wl,
 	int rc;
 
 	dup2(fileno(l->server_out), STDOUT_FILENO);
+	side_table_to(l->server_table);
 	o->client = 0;
 	o->local = 0;
 	o->enable_write = 0;
@@ -215,6 +217,8 @@ static void local_free(struct local *l)
 	free(l->user_json);
 	if (l->server_out)
 		fclose(l->server_out);
+	if (l->server_table)
+		fclose(l->server_table);
 }
 
 /* Fail on an unwritable output path before anything starts. */
@@ -239,7 +243,8 @@ int local_run(struct options *o, const struct workload *wl)
 	if (probe_outputs(o))
 		return EXIT_RUNTIME;
 	l.server_out = tmpfile();
-	if (!l.server_out || pipe2(pfd, O_CLOEXEC)) {
+	l.server_table = tmpfile();
+	if (!l.server_out || !l.server_table || pipe2(pfd, O_CLOEXEC)) {
 		log_err("--local: %s", strerror(errno));
 		return EXIT_RUNTIME;
 	}
@@ -290,6 +295,9 @@ int local_run(struct options *o, const struct workload *wl)
 	server_pid = 0;
 	fflush(stdout);
 	copy_file(l.server_out, stdout);
+	/* Whole, after the client's: the two tables never interleave. */
+	fflush(stderr);
+	copy_file(l.server_table, stderr);
 	fflush(stdout);
 	if (!rc && !src && l.user_json && merge_json(&l))
 		rc = EXIT_RUNTIME;

@@ -106,6 +106,14 @@ static void trace_flow(struct side *s, struct flow *f)
 		log_err("--trace: flow %d not traced: %s", f->id, strerror(-rc));
 }
 
+/* Where the stage table goes (NULL: stderr). */
+static FILE *table_out;
+
+void side_table_to(FILE *f)
+{
+	table_out = f;
+}
+
 /* --local: the tracer serving both ends, opened before the fork. */
 static struct tracer *both_ends;
 
@@ -266,8 +274,12 @@ int side_finish(struct side *s)
 			rr_open_inflight(&s->rs));
 	report_print(&results, s->o, stdout);
 	fflush(stdout);
-	if (s->rs.tracer)
-		trace_table(&s->res.trace, stderr, side_role(s));
+	if (s->rs.tracer) {
+		trace_table(&s->res.trace, table_out ? table_out : stderr,
+			    side_role(s));
+		/* A --local server leaves by _exit(): no stdio flush then. */
+		fflush(table_out ? table_out : stderr);
+	}
 	if (s->trace_records.f) {
 		trace_records_csv(s->trace_records.f, s->workers, s->nworkers,
 				  trace_side(&s->rs));

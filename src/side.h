@@ -7,6 +7,7 @@
 #define NETSTAGE_SIDE_H
 
 #include <signal.h>
+#include <stdio.h>
 
 #include "net.h"
 #include "options.h"
@@ -75,6 +76,11 @@ struct tracer *side_open_both(const struct options *o,
  * (trace/cost.h). Call as the test starts; side_stop() ends it.
  */
 void side_measure_cost(struct side *s);
+/*
+ * The stage table goes to f rather than stderr: a --local server's, for
+ * its parent to print whole after the client's.
+ */
+void side_table_to(FILE *f);
 /* Adds the flow, registering its socket with the tracer first. */
 void side_add_flow(struct side *s, struct flow *f);
 int side_start(struct side *s, char *err, size_t len);

@@ -34,6 +34,30 @@ t_trace_stages_add_up_on_both_sides() {
 	$CHECK_TRACE tr.csv tr.server.csv --results out
 }
 
+# Under --local the two sides' stage tables come whole, the client's
+# first: no row of one inside the other (issue 12: they interleaved).
+t_trace_local_tables_never_interleave() {
+	need_root
+	local mode
+
+	for mode in --trace --trace=hist; do
+		ns tcp_rr --local -l 1 -q $mode > out 2> err
+		python3 - err <<'PY'
+import re, sys
+lines = open(sys.argv[1]).read().splitlines()
+heads = [i for i, l in enumerate(lines) if re.match(r"netstage (client|server): stages of", l)]
+assert len(heads) == 2, lines
+c, s = heads
+assert lines[c].startswith("netstage client") and lines[s].startswith("netstage server"), lines
+client_only = re.compile(r"^  (remote|to_app) ")
+server_only = re.compile(r"^  (app|send_return|recv_send|xmit_return) ")
+assert not any(server_only.match(l) for l in lines[c:s]), lines[c:s]
+assert not any(client_only.match(l) for l in lines[s:]), lines[s:]
+assert any(server_only.match(l) for l in lines[s:]), lines[s:]
+PY
+	done
+}
+
 t_trace_stage_columns_in_samples_csv() {
 	need_root
 	ns tcp_rr --local -l 2 -q --trace --all-samples=s.csv > out 2> err
