@@ -424,7 +424,10 @@ static void csv_header(FILE *f, const struct run_shared *rs)
 	int i;
 
 	fputs("time,tid,flow_id,bytes_read,", f);
-	if (rs->wl->is_rr) {
+	/* An rr server times no latency: no columns of zeros. */
+	if (rs->wl->is_rr && !rs->is_client) {
+		fputs("bytes_written,transactions", f);
+	} else if (rs->wl->is_rr) {
 		fputs("transactions,latency_min,latency_mean,latency_max,"
 		      "latency_stddev", f);
 		for (i = 0; i < pc->n; i++)
@@ -448,7 +451,7 @@ static void csv_row(FILE *f, const struct sample *s,
 
 	fprintf(f, "%.9f,%d,%d,%llu,", ns_to_s(s->time), s->tid, s->flow_id,
 		(unsigned long long)s->bytes_read);
-	if (rs->wl->is_rr) {
+	if (rs->wl->is_rr && rs->is_client) {
 		fprintf(f, "%llu,%.9f,%.9f,%.9f,%.9f",
 			(unsigned long long)s->transactions, s->lat_min,
 			s->lat_mean, s->lat_max, s->lat_stddev);
