@@ -79,6 +79,8 @@ void report_collect(struct side_result *r, struct worker *w, int n,
 		if (w[i].fatal[0] && !r->error)
 			r->error = w[i].fatal;
 		r->errors += w[i].errors;
+		if (w[i].last_errno)
+			r->last_errno = w[i].last_errno;
 		r->transactions += w[i].gone_transactions;
 		r->bytes_read += w[i].gone_read;
 		r->bytes_written += w[i].gone_written;

@@ -41,6 +41,7 @@ struct side_result {
 	int has_remote;
 	uint64_t remote[R_NFIELDS];
 	const char *error;	/* what ended the test early, or NULL */
+	int last_errno;		/* of the last failed I/O call (io_errors) */
 	const char *trace_off;	/* --trace asked but off: why */
 	struct trace_summary trace;
 };

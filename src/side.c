@@ -274,6 +274,12 @@ int side_finish(struct side *s)
 			rr_open_inflight(&s->rs));
 	report_print(&results, s->o, stdout);
 	fflush(stdout);
+	/* Counted in io_errors; said, so that failing sends are not silent. */
+	if (s->res.errors)
+		log_err("%llu socket calls failed (io_errors), the last with: %s",
+			(unsigned long long)s->res.errors,
+			s->res.last_errno ? strerror(s->res.last_errno)
+					  : "no error number");
 	if (s->rs.tracer) {
 		trace_table(&s->res.trace, table_out ? table_out : stderr,
 			    side_role(s));

@@ -325,7 +325,7 @@ static void *worker_main(void *arg)
 		prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
 	w->next_snap = rs->t_start + rs->interval_ns;
 	if (rs->tracer && tracer_register_thread(rs->tracer, w->id))
-		w->errors++;
+		worker_error(w, errno);
 	if (rs->o->io_mode == IO_BLOCKING) {
 		if (w->nflows)
 			rs->wl->run_blocking(w, w->flows[0]);

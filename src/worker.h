@@ -103,6 +103,7 @@ struct worker {
 	struct hist ilat;	/* scratch: this interval, all flows */
 	uint64_t prev_transactions, prev_bytes;
 	uint64_t errors;	/* send/recv failures other than EAGAIN */
+	int last_errno;		/* the last of them */
 	char fatal[96];		/* what stopped this worker early, or "" */
 	uint64_t t_epoll;	/* --trace: when epoll_wait last returned */
 	uint64_t rng;		/* --rate: inter-arrival times */
@@ -112,6 +113,14 @@ struct worker {
 	int ev_fd;		/* packet hooks: the flow of the event... */
 	uint32_t ev;		/* ...and the readiness not used yet */
 };
+
+/* An I/O call failed (not the peer leaving): counted, the errno kept. */
+static inline void worker_error(struct worker *w, int err)
+{
+	w->errors++;
+	if (err)
+		w->last_errno = err;
+}
 
 /* Start the side's workers: flow i goes to worker i % n. */
 int workers_start(struct worker **out, int n, struct run_shared *rs,

@@ -43,7 +43,7 @@ static void reconnect(struct worker *w, struct flow *f, uint64_t now)
 					sizeof(err)) ||
 	    (w->sw && script_socket_hook(w->sw, HOOK_CLIENT_SOCKET, fd,
 					 &rs->data_addr, SOCK_STREAM))) {
-		w->errors++;
+		worker_error(w, errno);
 		if (fd >= 0)
 			close(fd);
 		worker_flow_closed(w, f);
@@ -61,7 +61,7 @@ static void reconnect(struct worker *w, struct flow *f, uint64_t now)
 	if (connect(fd, (struct sockaddr *)&rs->data_addr.ss,
 		    rs->data_addr.len) && errno != EINPROGRESS) {
 		/* Refused: counted, and tried again when epoll says so. */
-		w->errors++;
+		worker_error(w, errno);
 	}
 	worker_arm(w, f, EPOLLOUT);
 }
@@ -72,7 +72,7 @@ static void connected(struct worker *w, struct flow *f)
 	int soerr = 0;
 
 	if (getsockopt(f->fd, SOL_SOCKET, SO_ERROR, &soerr, &sl) || soerr) {
-		w->errors++;
+		worker_error(w, soerr ? soerr : errno);
 		reconnect(w, f, now_ns());
 		return;
 	}
@@ -92,12 +92,12 @@ static void accept_all(struct worker *w, struct flow *listener)
 
 		if (fd < 0) {
 			if (errno != EAGAIN && errno != EINTR)
-				w->errors++;
+				worker_error(w, errno);
 			return;
 		}
 		if (net_data_sockopts(w->rs->o, fd, SOCK_STREAM, err,
 				      sizeof(err))) {
-			w->errors++;
+			worker_error(w, errno);
 			close(fd);
 			continue;
 		}

@@ -66,7 +66,7 @@ static void traced(struct worker *w, struct flow *f, uint64_t done)
 static void flow_failed(struct worker *w, struct flow *f, int err)
 {
 	if (err != ECONNRESET && err != EPIPE)
-		w->errors++;
+		worker_error(w, err);
 	else
 		f->peer_closed = 1;
 	worker_flow_closed(w, f);

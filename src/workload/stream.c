@@ -15,7 +15,7 @@
 static void flow_gone(struct worker *w, struct flow *f, int err)
 {
 	if (err && err != ECONNRESET && err != EPIPE)
-		w->errors++;
+		worker_error(w, err);
 	worker_flow_closed(w, f);
 }
 
@@ -77,7 +77,7 @@ static void write_some(struct worker *w, struct flow *f)
 		if (r < 0 && (errno == ECONNREFUSED || errno == ENOBUFS) &&
 		    w->rs->wl->socktype == SOCK_DGRAM) {
 			/* UDP: the datagram is lost, the flow goes on. */
-			w->errors++;
+			worker_error(w, errno);
 			return;
 		}
 		if (r < 0) {

@@ -64,7 +64,7 @@ static void send_request(struct worker *w, struct flow *f, uint64_t now)
 	r = io_send(w, f->fd, rs->raw ? rs->raw->req : w->buf,
 		    rs->request_size, MSG_DONTWAIT);
 	if (r < 0)
-		w->errors++;	/* refused or full: it will time out */
+		worker_error(w, errno);	/* refused or full: it will time out */
 	else
 		f->bytes_written += r;
 }
@@ -83,7 +83,7 @@ static void client_read(struct worker *w, struct flow *f)
 
 		if (r < 0) {
 			if (errno != EAGAIN && errno != EINTR)
-				w->errors++;	/* ICMP unreachable */
+				worker_error(w, errno);	/* ICMP unreachable */
 			return;
 		}
 		seq_take(&seq, n, w->buf, 0, r);
@@ -130,7 +130,7 @@ static void server_read(struct worker *w, struct flow *f)
 
 		if (r < 0) {
 			if (errno != EAGAIN && errno != EINTR)
-				w->errors++;
+				worker_error(w, errno);
 			return;
 		}
 		f->bytes_read += r;
@@ -139,7 +139,7 @@ static void server_read(struct worker *w, struct flow *f)
 		r = io_sendto(w, f->fd, w->buf, rs->response_size,
 			      MSG_DONTWAIT, (struct sockaddr *)&peer, pl);
 		if (r < 0) {
-			w->errors++;
+			worker_error(w, errno);
 			continue;
 		}
 		f->bytes_written += r;

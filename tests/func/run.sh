@@ -570,6 +570,21 @@ PY
 		"lines about strangers"
 }
 
+# Failing socket calls are counted in io_errors and said on stderr
+# with the last error, rather than left for the keys alone (issue 12).
+t_failed_socket_calls_are_said() {
+	local rc=0
+
+	next_ports
+	# Nothing listens on the port: every datagram is refused (ICMP).
+	ns udp_rr --raw -H 127.0.0.1 -P "$DPORT" --request-data x -l 1 -q \
+		> out 2> err || rc=$?
+	expect_eq "$rc" 1 "status"
+	expect_gt "$(key out io_errors)" 0 "io_errors"
+	grep -q "^netstage: $(key out io_errors) socket calls failed (io_errors), the last with: Connection refused$" err ||
+		fail "not said: $(cat err)"
+}
+
 t_garbage_and_wrong_magic_are_counted() {
 	start_server tcp_rr
 	# The server may drop it before the last byte is written: a reset
