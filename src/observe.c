@@ -260,6 +260,7 @@ static void observe_results(struct observer *ob)
 	r->throughput = dur > 0 ? r->transactions / dur : 0;
 	trace_summarise(&r->trace, s->rs.tracer, s->workers, 1,
 			NS_SERVER_OBS);
+	side_keep_records(s);
 }
 
 int observe_run(struct options *o, const struct workload *wl)

@@ -9,6 +9,7 @@
 #include "common.h"
 #include "script/script.h"
 #include "side.h"
+#include "trace/collect.h"
 #include "trace/tracer.h"
 #include "tstamp.h"
 
@@ -174,8 +175,8 @@ void side_open_tracer(struct side *s, int data_port)
 		log_err("%s", s->trace_off);
 		return;
 	}
-	s->rs.trace_recs_per_worker =
-		(o->trace_max_records + o->num_threads - 1) / o->num_threads;
+	/* Each worker may keep them all: trace_keep() makes it per run. */
+	s->rs.trace_recs_per_worker = o->trace_max_records;
 	s->rs.timestamping = o->timestamping;
 	s->rs.trace_hist = o->trace == 2;
 	s->rs.ts_offset = tstamp_offset();
@@ -236,6 +237,24 @@ int side_start(struct side *s, char *err, size_t len)
 	return rc;
 }
 
+void side_keep_records(struct side *s)
+{
+	struct trace_worker **tw;
+	struct trace_summary *ts = &s->res.trace;
+	int i;
+
+	if (!s->rs.tracer || s->rs.trace_hist)
+		return;
+	tw = xcalloc(s->nworkers ? s->nworkers : 1, sizeof(*tw));
+	for (i = 0; i < s->nworkers; i++)
+		tw[i] = s->workers[i].tw;
+	ts->records_offered = trace_keep(tw, s->nworkers,
+					 s->o->trace_max_records);
+	for (i = 0; i < s->nworkers; i++)
+		ts->records_kept += tw[i] ? tw[i]->nrecs : 0;
+	free(tw);
+}
+
 void side_stop(struct side *s)
 {
 	if (!s->started)
@@ -247,6 +266,7 @@ void side_stop(struct side *s)
 	getrusage(RUSAGE_SELF, &s->res.ru_end);
 	s->res.num_flows = s->nflows;
 	report_collect(&s->res, s->workers, s->nworkers, &s->rs);
+	side_keep_records(s);
 	s->started = 0;
 }
 
@@ -274,6 +294,13 @@ int side_finish(struct side *s)
 			rr_open_inflight(&s->rs));
 	report_print(&results, s->o, stdout);
 	fflush(stdout);
+	if ((s->trace_records.f || s->rs.script) &&
+	    s->res.trace.records_offered > s->res.trace.records_kept)
+		log_err("--trace-max-records: the records are a uniform sample "
+			"of %llu of %llu traced transactions (the stage keys "
+			"and histograms count every one)",
+			(unsigned long long)s->res.trace.records_kept,
+			(unsigned long long)s->res.trace.records_offered);
 	/* Counted in io_errors; said, so that failing sends are not silent. */
 	if (s->res.errors)
 		log_err("%llu socket calls failed (io_errors), the last with: %s",

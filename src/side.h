@@ -85,6 +85,11 @@ void side_table_to(FILE *f);
 void side_add_flow(struct side *s, struct flow *f);
 int side_start(struct side *s, char *err, size_t len);
 void side_stop(struct side *s);
+/*
+ * --trace: the workers' records become a uniform sample of at most
+ * --trace-max-records over the whole run (side_stop() does it).
+ */
+void side_keep_records(struct side *s);
 /* Print the results and write the files: 0, or 1 if a file failed. */
 int side_finish(struct side *s);
 /*

@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <bpf/libbpf.h>
@@ -74,6 +75,84 @@ int trace_worker_init(struct trace_worker *tw, struct tracer *t, int id,
 	return tw->rb ? 0 : -errno;
 }
 
+/*
+ * A transaction's place in the sample, from what names it on both ends
+ * (flow and sequence number; a connection's client port where each has
+ * its own, tcp_crr and observe): a hash, so that the client and the
+ * server keep the same transactions and their records still join.
+ */
+uint64_t trace_rec_priority(enum ns_side side, uint32_t flow_id,
+			    uint64_t seq, uint16_t port)
+{
+	uint64_t x = NS_IS_CRR(side) || NS_IS_OBS(side)
+			     ? port : ((uint64_t)flow_id << 40) ^ seq;
+
+	/* splitmix64's finaliser */
+	x += 0x9e3779b97f4a7c15ULL;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+static void swap_recs(struct trace_rec *a, struct trace_rec *b)
+{
+	struct trace_rec t = *a;
+
+	*a = *b;
+	*b = t;
+}
+
+/*
+ * The kept records are a max-heap by priority: the root goes first.
+ * Each sift returns where the element it moved ended.
+ */
+static long sift_down(struct trace_rec *h, long n, long i)
+{
+	long c;
+
+	for (; (c = 2 * i + 1) < n; i = c) {
+		if (c + 1 < n && h[c + 1].prio > h[c].prio)
+			c++;
+		if (h[i].prio >= h[c].prio)
+			break;
+		swap_recs(&h[i], &h[c]);
+	}
+	return i;
+}
+
+static long sift_up(struct trace_rec *h, long i)
+{
+	for (; i > 0 && h[(i - 1) / 2].prio < h[i].prio; i = (i - 1) / 2)
+		swap_recs(&h[i], &h[(i - 1) / 2]);
+	return i;
+}
+
+/*
+ * Keep rec if it is among the max_recs complete transactions of lowest
+ * priority so far (bottom-k sampling: a uniform sample of the run
+ * whatever its length): where it went, or NULL.
+ */
+static struct trace_rec *keep(struct trace_worker *tw,
+			      const struct trace_rec *rec)
+{
+	tw->offered++;
+	if (tw->nrecs < tw->max_recs) {
+		if (tw->nrecs == tw->cap) {
+			tw->cap = tw->cap ? 2 * tw->cap : 1024;
+			if (tw->cap > tw->max_recs)
+				tw->cap = tw->max_recs;
+			tw->recs = xrealloc(tw->recs, tw->cap,
+					    sizeof(*tw->recs));
+		}
+		tw->recs[tw->nrecs] = *rec;
+		return &tw->recs[sift_up(tw->recs, tw->nrecs++)];
+	}
+	if (!tw->nrecs || rec->prio >= tw->recs[0].prio)
+		return NULL;
+	tw->recs[0] = *rec;
+	return &tw->recs[sift_down(tw->recs, tw->nrecs, 0)];
+}
+
 struct trace_rec *trace_worker_account(struct trace_worker *tw,
 				       enum merge_result r,
 				       const struct merged *m,
@@ -81,7 +160,7 @@ struct trace_rec *trace_worker_account(struct trace_worker *tw,
 				       uint16_t port)
 {
 	int i, n = stage_count(tw->side);
-	struct trace_rec *tr;
+	struct trace_rec *tr, rec;
 
 	if (r != MERGE_OK)
 		tw->bad_at[m->bad]++;
@@ -96,18 +175,16 @@ struct trace_rec *trace_worker_account(struct trace_worker *tw,
 	tw->complete++;
 	for (i = 0; i < n; i++)
 		hist_add(&tw->stage[i], m->stage[i]);
-	if (tw->nrecs >= tw->max_recs)
-		return NULL;
-	if (!tw->recs)
-		tw->recs = xcalloc(tw->max_recs, sizeof(*tw->recs));
-	tr = &tw->recs[tw->nrecs++];
-	tr->flow_id = flow_id;
-	tr->worker = tw->id;
-	tr->seq = seq;
-	tr->port = port;
-	memcpy(tr->b, m->b, sizeof(tr->b));
-	tr->sw_tx = m->sw_tx;
-	tr->sw_rx = m->sw_rx;
+	memset(&rec, 0, sizeof(rec));
+	rec.flow_id = flow_id;
+	rec.worker = tw->id;
+	rec.seq = seq;
+	rec.port = port;
+	memcpy(rec.b, m->b, sizeof(rec.b));
+	rec.sw_tx = m->sw_tx;
+	rec.sw_rx = m->sw_rx;
+	rec.prio = trace_rec_priority(tw->side, flow_id, seq, port);
+	tr = keep(tw, &rec);
 	return tr;
 }
 
@@ -180,6 +257,63 @@ void trace_worker_take(struct trace_worker *tw, struct flow *f,
 	f->st_count++;
 	for (i = 0; i < stage_count(tw->side); i++)
 		f->st_sum[i] += m.stage[i];
+}
+
+static int by_flow_seq(const void *pa, const void *pb)
+{
+	const struct trace_rec *a = pa, *b = pb;
+
+	if (a->flow_id != b->flow_id)
+		return a->flow_id < b->flow_id ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+static int by_prio(const void *pa, const void *pb)
+{
+	uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+
+	return a < b ? -1 : a > b;
+}
+
+/* tw's records of priority up to `last`, in flow and sequence order. */
+static void trim(struct trace_worker *tw, uint64_t last)
+{
+	long i, k = 0;
+
+	for (i = 0; i < tw->nrecs; i++)
+		if (tw->recs[i].prio <= last)
+			tw->recs[k++] = tw->recs[i];
+	tw->nrecs = k;
+	qsort(tw->recs, tw->nrecs, sizeof(*tw->recs), by_flow_seq);
+}
+
+uint64_t trace_keep(struct trace_worker **tw, int n, long max)
+{
+	uint64_t all = 0, last = UINT64_MAX, *p;
+	long total = 0, k = 0, j;
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (tw[i]) {
+			all += tw[i]->offered;
+			total += tw[i]->nrecs;
+		}
+	/* The run's max lowest priorities, over every worker's own. */
+	if (total > max && max > 0) {
+		p = xcalloc(total, sizeof(*p));
+		for (i = 0; i < n; i++)
+			for (j = 0; tw[i] && j < tw[i]->nrecs; j++)
+				p[k++] = tw[i]->recs[j].prio;
+		qsort(p, total, sizeof(*p), by_prio);
+		last = p[max - 1];
+		free(p);
+	} else if (max <= 0) {
+		last = 0;
+	}
+	for (i = 0; i < n; i++)
+		if (tw[i])
+			trim(tw[i], last);
+	return all;
 }
 
 void trace_worker_free(struct trace_worker *tw)

@@ -29,6 +29,7 @@ struct trace_rec {
 	uint64_t seq;
 	uint64_t b[NS_B_COUNT];
 	uint64_t sw_tx, sw_rx;
+	uint64_t prio;		/* its place in the sample (collect.c) */
 };
 
 struct trace_worker {
@@ -47,8 +48,15 @@ struct trace_worker {
 	uint64_t norecord;	/* no kernel record for the transaction */
 	uint64_t bad_at[NS_B_COUNT];	/* missing or disorder, by boundary */
 	struct hist stage[NS_MAX_STAGES];
-	struct trace_rec *recs;	/* at most max_recs */
-	long nrecs, max_recs;
+	/*
+	 * Kept records: the max_recs complete transactions of lowest
+	 * priority, a hash of what names them on both ends (a uniform
+	 * sample that joins across sides), trimmed to the run's limit by
+	 * trace_keep() at the end.
+	 */
+	struct trace_rec *recs;
+	long nrecs, cap, max_recs;
+	uint64_t offered;	/* complete transactions that could be kept */
 	/*
 	 * observe: the flow that stands for the observed server: its
 	 * transactions, their span (NETIF_RX to SEND_RET) as its latency
@@ -66,6 +74,18 @@ int trace_worker_init(struct trace_worker *tw, struct tracer *t, int id,
 void trace_worker_done(struct trace_worker *tw, struct flow *f,
 		       const struct ustamps *u);
 void trace_worker_free(struct trace_worker *tw);
+/*
+ * After the run: the workers' kept records together are the `max` of
+ * lowest priority of all their complete transactions, each worker's in
+ * flow and sequence order. Returns how many they offered in all.
+ */
+uint64_t trace_keep(struct trace_worker **tw, int n, long max);
+/*
+ * A transaction's place in the sample: a hash of what names it on both
+ * ends, so that they keep the same ones. Exposed for the unit tests.
+ */
+uint64_t trace_rec_priority(enum ns_side side, uint32_t flow_id,
+			    uint64_t seq, uint16_t port);
 /*
  * A message that ended no transaction was read (udp_rr: a response
  * that came too late): its record, if any, is no transaction's.

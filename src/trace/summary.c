@@ -116,6 +116,12 @@ static void trace_counts_kv(const struct trace_summary *ts,
 	kv_uint(out, "trace_transactions", ts->complete);
 	kv_uint(out, "trace_incomplete", ts->incomplete);
 	kv_uint(out, "trace_lost", ts->lost);
+	if (!ts->hist_mode) {
+		kv_uint(out, "trace_records_kept", ts->records_kept);
+		kv_str(out, "trace_records_policy",
+		       ts->records_offered > ts->records_kept
+		       ? "uniform_sample" : "all");
+	}
 	unreliable(ts, transactions, out);
 	for (j = 0; j < trace_stage_count(ts); j++) {
 		const struct hist *h = &ts->stage[j];

@@ -36,6 +36,42 @@ t_trace_stages_add_up_on_both_sides() {
 
 # Under --local the two sides' stage tables come whole, the client's
 # first: no row of one inside the other (issue 12: they interleaved).
+# --trace-max-records bounds the run's records, not each worker's, and
+# they are a uniform sample of the whole run, not its first N (issue 12:
+# a tail from the first 100,000 read 22 us where the run's was 12.6).
+t_trace_records_are_a_uniform_sample_of_the_run() {
+	need_root
+	local n
+
+	ns tcp_rr --local -l 2 -q -F 4 -T 2 --trace --trace-max-records 1000 \
+		--trace-records=tr.csv > out 2> err
+	n=$(($(wc -l < tr.csv) - 1))
+	expect_le "$n" 1000 "records of the run"
+	expect_le 997 "$n" "records of the run, less the workers' rounding"
+	expect_eq "$(key out client.trace_records_kept)" "$n" "kept key"
+	expect_eq "$(key out client.trace_records_policy)" uniform_sample \
+		"policy"
+	grep -q "records are a uniform sample of $n of [0-9]* traced" err
+	$CHECK_TRACE tr.csv tr.server.csv
+	python3 - tr.csv "$(key out client.num_transactions)" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+per_flow = int(sys.argv[2]) / 4
+top = {}
+for r in rows:
+    top[r["flow_id"]] = max(top.get(r["flow_id"], 0), int(r["seq"]))
+# The first 250 of each flow would end near 250; a sample of the run
+# reaches into its last half.
+assert all(t > per_flow / 2 for t in top.values()), (top, per_flow)
+PY
+	# Under the limit, every one is kept.
+	ns tcp_rr --local -l 1 -q --trace --trace-max-records 100000000 \
+		--trace-records=all.csv > out 2> err
+	expect_eq "$(key out client.trace_records_policy)" all "policy"
+	expect_eq "$(key out client.trace_records_kept)" \
+		"$(key out client.trace_transactions)" "all kept"
+}
+
 t_trace_local_tables_never_interleave() {
 	need_root
 	local mode

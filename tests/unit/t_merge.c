@@ -209,10 +209,11 @@ static void t_no_tcp_send_hook_folds_tcp_tx_into_send_call(void **state)
 
 static void t_records_match_transactions_by_flow_and_seq(void **state)
 {
+	const uint64_t seqs[3] = { 0, 7, 8 };
 	struct trace_worker tw;
 	struct ustamps u = { 0 };
 	struct flow f = { .id = 3 };
-	int i;
+	int i, out = 0;
 
 	memset(&tw, 0, sizeof(tw));
 	tw.side = NS_CLIENT;
@@ -243,16 +244,68 @@ static void t_records_match_transactions_by_flow_and_seq(void **state)
 	trace_worker_take(&tw, &f, &u);
 	assert_int_equal(tw.complete, 2);
 	assert_int_equal(f.tr_seq, 8);
-	/* Records kept stop at max_recs; histograms go on. */
+	/*
+	 * Past max_recs the records kept are those of lowest priority
+	 * (a hash of flow and seq); histograms count every one.
+	 */
 	tw.rec.seq = 8;
 	tw.have = 1;
 	trace_worker_take(&tw, &f, &u);
 	assert_int_equal(tw.complete, 3);
+	assert_int_equal(tw.offered, 3);
 	assert_int_equal(tw.nrecs, 2);
-	assert_int_equal(tw.recs[1].seq, 7);
 	assert_int_equal(tw.stage[2].count, 3);
 	assert_int_equal(tw.stage[2].min, 7000);
+	/* The one left out is the one of highest priority. */
+	for (i = 1; i < 3; i++)
+		if (trace_rec_priority(NS_CLIENT, 3, seqs[i], 0) >
+		    trace_rec_priority(NS_CLIENT, 3, seqs[out], 0))
+			out = i;
+	for (i = 0; i < 2; i++)
+		assert_true(tw.recs[i].seq != seqs[out]);
 	free(tw.recs);
+}
+
+/*
+ * --trace-max-records: both ends keep the same transactions (so their
+ * records still join), as many as the limit, whatever the run's length,
+ * and in flow and sequence order.
+ */
+static void t_both_ends_keep_the_same_sample(void **state)
+{
+	struct trace_worker ends[2], *one[1];
+	struct merged m = { 0 };
+	uint64_t seq;
+	int e, flow;
+
+	for (e = 0; e < 2; e++) {
+		memset(&ends[e], 0, sizeof(ends[e]));
+		ends[e].side = e ? NS_SERVER : NS_CLIENT;
+		ends[e].max_recs = 500;
+		for (flow = 0; flow < 3; flow++)
+			for (seq = 0; seq < 4000; seq++)
+				trace_worker_account(&ends[e], MERGE_OK, &m,
+						     flow, seq, 0);
+		one[0] = &ends[e];
+		assert_int_equal(trace_keep(one, 1, 300), 12000);
+		assert_int_equal(ends[e].nrecs, 300);
+	}
+	for (e = 0; e < 300; e++) {
+		assert_int_equal(ends[0].recs[e].flow_id, ends[1].recs[e].flow_id);
+		assert_int_equal(ends[0].recs[e].seq, ends[1].recs[e].seq);
+		if (e)
+			assert_true(ends[0].recs[e - 1].flow_id <
+					    ends[0].recs[e].flow_id ||
+				    ends[0].recs[e - 1].seq <
+					    ends[0].recs[e].seq);
+	}
+	/* A sample of the whole run: its last quarter is in it too. */
+	for (seq = 0, e = 0; e < 300; e++)
+		if (ends[0].recs[e].seq >= 3000)
+			seq++;
+	assert_true(seq > 300 / 4 / 2);
+	free(ends[0].recs);
+	free(ends[1].recs);
 }
 
 /*
@@ -316,6 +369,7 @@ int main(void)
 		cmocka_unit_test(t_blocking_io_has_no_epoll_stage),
 		cmocka_unit_test(t_no_tcp_send_hook_folds_tcp_tx_into_send_call),
 		cmocka_unit_test(t_records_match_transactions_by_flow_and_seq),
+		cmocka_unit_test(t_both_ends_keep_the_same_sample),
 	};
 
 	return cmocka_run_group_tests_name("merge", tests, NULL, NULL);
