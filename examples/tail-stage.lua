@@ -1,8 +1,9 @@
 -- tail-stage.lua: which stage makes the slow requests slow.
 --
--- Shows: walking the records twice (once for the p99 of the totals, once
--- to average each stage over the transactions above it) without keeping
--- them in Lua tables; comparing the tail with all transactions.
+-- Shows: the tail's threshold from the run's latency histogram (every
+-- transaction), then one walk of the records (a uniform sample of the
+-- run past --trace-max-records) to average each stage over those above
+-- it, without keeping them in Lua tables.
 --
 --   netstage tcp_rr --local -l 5 -q --trace --script examples/tail-stage.lua
 --   TAIL=99.9 netstage ...
@@ -19,13 +20,11 @@ if not t or t.status ~= "records" then
   return
 end
 
--- The total latency at the percentile, from the records' totals.
-local totals = {}
-for rec in t:records() do totals[#totals + 1] = rec.total end
-if #totals == 0 then print("no records") return end
-table.sort(totals)
-local cut = totals[math.max(1, math.ceil(#totals * pct / 100))]
-totals = nil
+-- The latency at the percentile, from the histogram of every
+-- transaction: the records may be a sample (--trace-max-records), and a
+-- record's total is the latency the worker measured.
+local cut = r.latency and r.latency:percentile(pct)
+if not cut then print("no latency histogram: run the client side") return end
 
 local all, tail, n_all, n_tail = {}, {}, 0, 0
 for _, name in ipairs(t.stages) do all[name], tail[name] = 0, 0 end
@@ -39,7 +38,8 @@ for rec in t:records() do
   end
 end
 
-print(string.format("p%g of the total: %.2f us (%d of %d transactions)",
+if n_tail == 0 then print("no record in the tail") return end
+print(string.format("p%g of the latency: %.2f us (%d of %d records)",
                     pct, cut, n_tail, n_all))
 print(string.format("%-12s %12s %12s %12s", "stage", "mean_all_us",
                     "mean_tail_us", "growth_us"))

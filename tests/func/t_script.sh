@@ -140,13 +140,20 @@ t_script_stage_hist_and_tail() {
 		--script "$EX/tail-stage.lua" \
 		> tail.out 2> err
 	n=$(key tail.out client.trace_transactions)
-	grep -Eq "^p99 of the total: [0-9.]+ us \([0-9]+ of $n transactions\)$" \
+	grep -Eq "^p99 of the latency: [0-9.]+ us \([0-9]+ of $n records\)$" \
 		tail.out || fail "$(grep '^p99' tail.out), expected of $n"
 	stage=$(awk '/^dominant:/{print $2}' tail.out)
 	grep -q "^$stage " tail.out || fail "dominant stage '$stage' not listed"
-	# At least 1% of the transactions are at or above the p99.
-	k=$(sed -nE 's/^p99 .*\(([0-9]+) of.*/\1/p' tail.out)
-	expect_le $(((n + 99) / 100)) "$k" "tail size"
+	# The threshold is the run's p99 (every transaction), as printed.
+	python3 - tail.out <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+cut = float(re.search(r"^p99 of the latency: ([0-9.]+) us", text, re.M).group(1))
+key = float(re.search(r"^client.latency_p99_us=([0-9.]+)$", text, re.M).group(1))
+k, n = map(int, re.search(r"\(([0-9]+) of ([0-9]+) records\)", text).groups())
+assert abs(cut - key) <= 0.006, (cut, key)
+assert 0 < k <= n, (k, n)
+PY
 }
 
 t_script_per_flow_sums_to_records() {
