@@ -128,14 +128,13 @@ static long sift_up(struct trace_rec *h, long i)
 }
 
 /*
- * Keep rec if it is among the max_recs complete transactions of lowest
- * priority so far (bottom-k sampling: a uniform sample of the run
- * whatever its length): where it went, or NULL.
+ * Keep rec, one of the max_recs complete transactions of lowest priority
+ * so far (bottom-k sampling: a uniform sample of the run whatever its
+ * length), in place of the highest when full: where it went.
  */
 static struct trace_rec *keep(struct trace_worker *tw,
 			      const struct trace_rec *rec)
 {
-	tw->offered++;
 	if (tw->nrecs < tw->max_recs) {
 		if (tw->nrecs == tw->cap) {
 			tw->cap = tw->cap ? 2 * tw->cap : 1024;
@@ -147,8 +146,6 @@ static struct trace_rec *keep(struct trace_worker *tw,
 		tw->recs[tw->nrecs] = *rec;
 		return &tw->recs[sift_up(tw->recs, tw->nrecs++)];
 	}
-	if (!tw->nrecs || rec->prio >= tw->recs[0].prio)
-		return NULL;
 	tw->recs[0] = *rec;
 	return &tw->recs[sift_down(tw->recs, tw->nrecs, 0)];
 }
@@ -160,7 +157,8 @@ struct trace_rec *trace_worker_account(struct trace_worker *tw,
 				       uint16_t port)
 {
 	int i, n = stage_count(tw->side);
-	struct trace_rec *tr, rec;
+	struct trace_rec rec;
+	uint64_t p;
 
 	if (r != MERGE_OK)
 		tw->bad_at[m->bad]++;
@@ -175,6 +173,12 @@ struct trace_rec *trace_worker_account(struct trace_worker *tw,
 	tw->complete++;
 	for (i = 0; i < n; i++)
 		hist_add(&tw->stage[i], m->stage[i]);
+	/* Most transactions of a long run are passed over: decide first. */
+	p = trace_rec_priority(tw->side, flow_id, seq, port);
+	tw->offered++;
+	if (tw->nrecs >= tw->max_recs &&
+	    (!tw->nrecs || p >= tw->recs[0].prio))
+		return NULL;
 	memset(&rec, 0, sizeof(rec));
 	rec.flow_id = flow_id;
 	rec.worker = tw->id;
@@ -183,9 +187,8 @@ struct trace_rec *trace_worker_account(struct trace_worker *tw,
 	memcpy(rec.b, m->b, sizeof(rec.b));
 	rec.sw_tx = m->sw_tx;
 	rec.sw_rx = m->sw_rx;
-	rec.prio = trace_rec_priority(tw->side, flow_id, seq, port);
-	tr = keep(tw, &rec);
-	return tr;
+	rec.prio = p;
+	return keep(tw, &rec);
 }
 
 static void done(struct trace_worker *tw, struct flow *f,
