@@ -4,6 +4,7 @@
 # "N passed, M failed".
 cd "$(dirname "$0")/../.." || exit 1
 . tests/func/lib.sh
+USAGE_MD=$(pwd)/docs/usage.md
 
 RESULT_KEYS="time_start utime_start utime_end stime_start stime_end
 maxrss_start maxrss_end minflt_start minflt_end majflt_start majflt_end
@@ -390,6 +391,23 @@ t_workload_from_program_name() {
 	ns --version | grep -Eq '^netstage [0-9a-z.-]+$'
 	expect_eq "$(key out version)" "$(ns --version | cut -d' ' -f2)" \
 		"version key"
+}
+
+# docs/usage.md has a row for every option --help lists, of every
+# workload: the option table and the docs stay in step.
+t_docs_list_every_option() {
+	local w o n missing=""
+
+	for w in tcp_rr tcp_crr udp_rr tcp_stream udp_stream observe; do
+		for o in $(ns $w --help |
+			   sed -nE 's/^ +(-[a-zA-Z0-9], )?--([a-z0-9-]+).*/\2/p'); do
+			n=$(echo "$o" | tr - _)
+			[ "$n" = help ] && continue
+			grep -Eq "^\| ($n|$n / [a-z0-9_]+|[a-z0-9_]+ / $n) \|" \
+				"$USAGE_MD" || missing="$missing $n"
+		done
+	done
+	expect_eq "$missing" "" "options without a row in docs/usage.md"
 }
 
 # Bad input: one line on stderr naming the problem, status 2, no output.
