@@ -309,6 +309,7 @@ assert len(rows) == 2, len(rows)
 assert int(rows[-1]["transactions"]) == int(sys.argv[3]), rows[-1]
 assert "stage_wakeup_mean" in rows[0]
 d = json.load(open(sys.argv[2]))
+assert d["netstage"].pop("version"), d
 assert d["netstage"] == {"workload": "observe", "role": "observe"}, d
 r = d["results"]
 assert r["num_transactions"] == int(sys.argv[3]), r
