@@ -124,9 +124,13 @@ static int next_timeout(const struct greeter *g, uint64_t now)
 static int take(struct greeter *g, int i)
 {
 	int fd = g->peer[i].fd;
+	ssize_t r;
 	char c;
 
-	if (recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) == 0) {
+	/* 0: closed; an error (a reset) but for "nothing yet": gone too. */
+	r = recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+	if (r == 0 || (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK &&
+		       errno != EINTR)) {
 		drop(g, i, "it went away after its hello");
 		return -1;
 	}

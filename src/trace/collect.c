@@ -287,7 +287,8 @@ static void trim(struct trace_worker *tw, uint64_t last)
 		if (tw->recs[i].prio <= last)
 			tw->recs[k++] = tw->recs[i];
 	tw->nrecs = k;
-	qsort(tw->recs, tw->nrecs, sizeof(*tw->recs), by_flow_seq);
+	if (k)
+		qsort(tw->recs, k, sizeof(*tw->recs), by_flow_seq);
 }
 
 uint64_t trace_keep(struct trace_worker **tw, int n, long max)

@@ -525,20 +525,26 @@ port = int(sys.argv[1])
 soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
 resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 4096), hard))
 held = []
+# Closed with a reset, not into TIME_WAIT: these ports are ephemeral
+# ones a later test's server may want to bind.
+LINGER0 = struct.pack("ii", 1, 0)
 # A valid hello (magic 42, tcp_rr, 1 flow); gone after the answer,
 # with no flow: a set-up that fails.
 hello = struct.pack(">IHHI", 0x4e535447, 1, 1, 72) + struct.pack(
     ">9Q", 42, 1, 1, 1, 1, 1, 65536, 2, 2)
 s = socket.create_connection(("127.0.0.1", port))
+s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, LINGER0)
 s.sendall(hello)
 s.recv(100)
 s.close()
 # A hello, then gone before the answer: dropped unanswered.
 s = socket.create_connection(("127.0.0.1", port))
+s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, LINGER0)
 s.sendall(hello)
 s.close()
 for i in range(2000):
     s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, LINGER0)
     s.setblocking(False)
     try:
         s.connect(("127.0.0.1", port))
@@ -572,7 +578,9 @@ PY
 	expect_eq "$(cat peers_ready)" 2000 "strangers connected"
 	ns tcp_rr -c -H 127.0.0.1 -C "$CPORT" -l 2 -q > out 2> err
 	wait "$SRV_PID"
+	# Gone before the next test binds: their ports are ephemeral ones.
 	kill "$peers" 2> /dev/null || true
+	wait "$peers" 2> /dev/null || true
 	expect_gt "$(key out num_transactions)" 0 "client transactions"
 	expect_eq "$(key "$SRV_OUT" remote_num_transactions)" \
 		"$(key out num_transactions)" "the server's copy"
