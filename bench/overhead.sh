@@ -158,28 +158,30 @@ med = {k: statistics.median(v) for k, v in runs.items()}
 print("== medians (min..max)")
 for k, v in runs.items():
     print(f"  {k:28} {med[k]:12.1f}  ({min(v):.1f}..{max(v):.1f}, n={len(v)})")
+
+
+def against_untraced(figures, line):
+    """line(base, traced) for each mode measured beside its untraced runs."""
+    for f in ("F1", "F4"):
+        base = figures.get(f"{f}.untraced")
+        for mode in MODES:
+            m = figures.get(f"{f}.{mode}")
+            if base and m:
+                print(f"  {f} {mode:9} " + line(base, m))
+
+
 print("== cost against untraced runs of the same invocation")
-for f in ("F1", "F4"):
-    base = med.get(f"{f}.untraced")
-    for mode in MODES:
-        m = med.get(f"{f}.{mode}")
-        if base and m:
-            print(f"  {f} {mode:9} ratio {m / base:5.3f}  "
-                  f"added {1e9 / m - 1e9 / base:7.0f} ns per transaction")
+against_untraced(med, lambda b, m: f"ratio {m / b:5.3f}  "
+                 f"added {1e9 / m - 1e9 / b:7.0f} ns per transaction")
 base, m = med.get("F1.split_untraced"), med.get("F1.split_client_traced")
 if base and m:
     print(f"  F1 client only traced (own server) ratio {m / base:5.3f}  "
           f"added {1e9 / m - 1e9 / base:7.0f} ns per transaction")
-p50 = read_runs(f"{out}/p50")
+p50 = {k: statistics.median(v)
+       for k, v in read_runs(f"{out}/p50").items()}
 print("== client p50 latency, median of runs, against untraced (us)")
-for f in ("F1", "F4"):
-    base = p50.get(f"{f}.untraced")
-    for mode in MODES:
-        m = p50.get(f"{f}.{mode}")
-        if base and m:
-            b, t = statistics.median(base), statistics.median(m)
-            print(f"  {f} {mode:9} p50 {t:7.2f} vs {b:7.2f}  "
-                  f"delta {t - b:+6.2f}")
+against_untraced(p50, lambda b, t: f"p50 {t:7.2f} vs {b:7.2f}  "
+                 f"delta {t - b:+6.2f}")
 setup = [float(l) for l in open(f"{out}/setup_ms") if l.strip()]
 if setup:
     print(f"== BPF open+load+attach: median {statistics.median(setup):.1f} ms "
