@@ -16,6 +16,7 @@
 #include "report.h"
 #include "trace/join.h"
 #include "trace/merge.h"
+#include "trace/waterfall.h"
 
 struct columns {
 	int side, port, next_port, flow, seq;
@@ -75,6 +76,10 @@ static void parse_row(char *line, const struct columns *c,
 			r->port = (uint16_t)strtoul(p, NULL, 10);
 		else if (i == c->next_port)
 			r->next_port = (uint16_t)strtoul(p, NULL, 10);
+		else if (i == c->flow)
+			r->flow_id = (uint32_t)strtoul(p, NULL, 10);
+		else if (i == c->seq)
+			r->seq = strtoull(p, NULL, 10);
 		for (b = 0; b < NS_B_COUNT; b++)
 			if (i == c->b[b])
 				r->b[b] = strtoull(p, NULL, 10);
@@ -130,122 +135,10 @@ static const char *name_hop(struct join_table *t, const char *arg,
 }
 
 struct join_run {
-	struct join_table t[JOIN_MAX_HOPS];
+	struct waterfall w;
 	const char *path[JOIN_MAX_HOPS];
-	int n;
-	struct join_plan plan;
-	struct hist *row;	/* one per plan row */
-	struct hist total;
-	uint64_t joined, by_result[JOIN_DISORDER + 1];
-	uint64_t at_hop[JOIN_MAX_HOPS];
 	struct out_file records;
 };
-
-static void record_row(struct join_run *j, const struct join_rec **chain)
-{
-	const struct join_rec *c = chain[0];
-	int i;
-
-	fprintf(j->records.f, "%u", c->port);
-	for (i = 0; i < j->plan.nrows; i++)
-		fprintf(j->records.f, ",%llu",
-			(unsigned long long)join_row_ns(&j->plan, i, chain));
-	fprintf(j->records.f, ",%llu\n", (unsigned long long)(
-		c->b[NS_B_APP_DONE] - c->b[NS_B_APP_SEND]));
-}
-
-static void join_all(struct join_run *j)
-{
-	const struct join_rec *chain[JOIN_MAX_HOPS];
-	long i;
-	int k, rc, hop;
-
-	for (i = 0; i < j->t[0].n; i++) {
-		const struct join_rec *c = &j->t[0].r[i];
-
-		rc = join_one(j->t, j->n, c, &j->plan, chain, &hop);
-		j->by_result[rc]++;
-		if (rc != JOIN_OK) {
-			j->at_hop[hop]++;
-			continue;
-		}
-		j->joined++;
-		for (k = 0; k < j->plan.nrows; k++)
-			hist_add(&j->row[k], join_row_ns(&j->plan, k, chain));
-		hist_add(&j->total, c->b[NS_B_APP_DONE] - c->b[NS_B_APP_SEND]);
-		if (j->records.f)
-			record_row(j, chain);
-	}
-}
-
-/* "wire to fwd" -> "wire_to_fwd", for keys. */
-static void key_of(char *dst, size_t len, const char *name, const char *stat)
-{
-	size_t i;
-
-	snprintf(dst, len, "join_%s_%s", name, stat);
-	for (i = 0; dst[i]; i++)
-		if (dst[i] == ' ' || dst[i] == '-')
-			dst[i] = '_';
-}
-
-static void join_kv(const struct join_run *j, struct kv_list *out)
-{
-	static const double pct[] = { 50, 90, 99 };
-	char key[128], stat[24];
-	size_t q;
-	int i;
-
-	kv_int(out, "join_hops", j->n);
-	kv_uint(out, "join_client_transactions", j->t[0].n);
-	kv_uint(out, "join_transactions", j->joined);
-	kv_uint(out, "join_unmatched", j->by_result[JOIN_NONE]);
-	kv_uint(out, "join_ambiguous", j->by_result[JOIN_MANY]);
-	kv_uint(out, "join_disorder", j->by_result[JOIN_DISORDER]);
-	for (i = 0; i < j->plan.nrows; i++) {
-		const struct hist *h = &j->row[i];
-
-		key_of(key, sizeof(key), j->plan.row[i].name, "mean_us");
-		kv_num(out, key, hist_mean(h) / 1e3, 3);
-		for (q = 0; q < ARRAY_SIZE(pct); q++) {
-			snprintf(stat, sizeof(stat), "p%g_us", pct[q]);
-			key_of(key, sizeof(key), j->plan.row[i].name, stat);
-			kv_num(out, key, hist_percentile(h, pct[q]) / 1e3, 3);
-		}
-	}
-	kv_num(out, "join_latency_mean_us", hist_mean(&j->total) / 1e3, 3);
-}
-
-static void join_table_print(const struct join_run *j, FILE *f)
-{
-	double total = hist_mean(&j->total);
-	int i, k;
-
-	fprintf(f, "netstage join: %llu of %llu client transactions joined "
-		"on one clock (us)\n", (unsigned long long)j->joined,
-		(unsigned long long)j->t[0].n);
-	fprintf(f, "  %-28s %9s %9s %9s %9s %7s\n", "stretch", "mean", "p50",
-		"p90", "p99", "share");
-	for (i = 0; i < j->plan.nrows; i++) {
-		const struct hist *h = &j->row[i];
-
-		fprintf(f, "  %-28s %9.2f %9.2f %9.2f %9.2f %6.1f%%\n",
-			j->plan.row[i].name, hist_mean(h) / 1e3,
-			hist_percentile(h, 50) / 1e3,
-			hist_percentile(h, 90) / 1e3,
-			hist_percentile(h, 99) / 1e3,
-			total > 0 ? 100 * hist_mean(h) / total : 0);
-	}
-	fprintf(f, "  %-28s %9.2f %9.2f %9.2f %9.2f %6.1f%%\n",
-		"= client latency", total / 1e3,
-		hist_percentile(&j->total, 50) / 1e3,
-		hist_percentile(&j->total, 90) / 1e3,
-		hist_percentile(&j->total, 99) / 1e3, total > 0 ? 100.0 : 0);
-	for (k = 1; k < j->n; k++)
-		if (j->at_hop[k])
-			fprintf(f, "  not joined at %s: %llu\n", j->t[k].name,
-				(unsigned long long)j->at_hop[k]);
-}
 
 #define JOIN_USAGE "usage: netstage join CLIENT.csv [NAME=]HOP.csv ... " \
 	"[--records OUT.csv] (--trace-records files, client first, the " \
@@ -273,56 +166,47 @@ static int parse_args(struct join_run *j, int argc, char **argv,
 			*records = argv[i] + 10;
 		else if (!strcmp(argv[i], "--records") && i + 1 < argc)
 			*records = argv[++i];
-		else if (argv[i][0] == '-' || j->n == JOIN_MAX_HOPS)
+		else if (argv[i][0] == '-' || j->w.n == JOIN_MAX_HOPS)
 			return usage();
 		else
-			j->path[j->n++] = argv[i];
+			j->path[j->w.n++] = argv[i];
 	}
-	if (j->n < 2)
+	if (j->w.n < 2)
 		return usage();
-	for (i = 0; i < j->n; i++) {
+	for (i = 0; i < j->w.n; i++) {
 		if (!i)
 			snprintf(def, sizeof(def), "client");
-		else if (i == j->n - 1)
+		else if (i == j->w.n - 1)
 			snprintf(def, sizeof(def), "server");
 		else
 			snprintf(def, sizeof(def), "hop%d", i);
-		j->path[i] = name_hop(&j->t[i], j->path[i], def);
+		j->path[i] = name_hop(&j->w.t[i], j->path[i], def);
 	}
 	return 0;
 }
 
 static int join_files(struct join_run *j, const char *records)
 {
+	struct waterfall *w = &j->w;
 	struct kv_list kv = { 0 };
 	char err[320] = "";
 	int i, rc = 0;
 
-	for (i = 0; i < j->n && !rc; i++)
-		rc = read_table(j->path[i], &j->t[i], err, sizeof(err));
+	for (i = 0; i < w->n && !rc; i++)
+		rc = read_table(j->path[i], &w->t[i], err, sizeof(err));
 	if (!rc && records && out_open(&j->records, records, err, sizeof(err)))
 		rc = -1;
 	if (rc)
 		return log_err("%s", err), EXIT_RUNTIME;
-	join_plan(j->t, j->n, &j->plan);
-	j->row = xcalloc(j->plan.nrows, sizeof(*j->row));
-	for (i = 0; i < j->plan.nrows; i++)
-		hist_reset(&j->row[i]);
-	hist_reset(&j->total);
-	if (j->records.f) {
-		fputs("port", j->records.f);
-		for (i = 0; i < j->plan.nrows; i++)
-			fprintf(j->records.f, ",%s", j->plan.row[i].name);
-		fputs(",latency\n", j->records.f);
-	}
-	join_all(j);
-	join_kv(j, &kv);
+	w->records = j->records.f;
+	waterfall_join(w, 0);
+	waterfall_kv(w, "join_", &kv);
 	kv_print(&kv, stdout, "");
 	kv_free(&kv);
-	join_table_print(j, stderr);
+	waterfall_print(w, "netstage join", "= client latency", stderr);
 	if (j->records.f && out_commit(&j->records, err, sizeof(err)))
 		return log_err("%s", err), EXIT_RUNTIME;
-	if (!j->joined)
+	if (!w->joined)
 		return log_err("join: no client transaction could be joined"),
 		       EXIT_RUNTIME;
 	return 0;
@@ -332,7 +216,7 @@ int join_main(int argc, char **argv)
 {
 	struct join_run *j = xcalloc(1, sizeof(*j));
 	const char *records = NULL;
-	int rc, i;
+	int rc;
 
 	rc = parse_args(j, argc, argv, &records);
 	if (!rc)
@@ -340,9 +224,7 @@ int join_main(int argc, char **argv)
 	else if (rc < 0)
 		rc = 0;		/* --help */
 	out_abort(&j->records);
-	for (i = 0; i < j->n; i++)
-		free(j->t[i].r);
-	free(j->row);
+	waterfall_free(&j->w);
 	free(j);
 	return rc;
 }

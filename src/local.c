@@ -22,6 +22,8 @@
 #include "script/script.h"
 #include "side.h"
 #include "trace/tracer.h"
+#include "trace/waterfall.h"
+#include "worker.h"
 
 #define SERVER_START_MS 10000
 #define SERVER_EXIT_MS 20000
@@ -35,6 +37,7 @@ struct local {
 	char *server_json;
 	FILE *server_out;
 	FILE *server_table;	/* its stage table, printed after the client's */
+	FILE *recs[2];		/* the server's and the client's kept records */
 	pid_t pid;
 };
 
@@ -45,6 +48,7 @@ static void run_child(struct options *o, const struct workload *wl,
 
 	dup2(fileno(l->server_out), STDOUT_FILENO);
 	side_table_to(l->server_table);
+	side_records_to(l->recs[0]);
 	o->client = 0;
 	o->local = 0;
 	o->enable_write = 0;
@@ -219,6 +223,45 @@ static void local_free(struct local *l)
 		fclose(l->server_out);
 	if (l->server_table)
 		fclose(l->server_table);
+	for (int i = 0; i < 2; i++)
+		if (l->recs[i])
+			fclose(l->recs[i]);
+}
+
+/*
+ * The waterfall of the two sides' records (trace/waterfall.h): the
+ * server's stages inside the client's `remote`, on the clock both
+ * share. Its keys follow the sides' as "waterfall."; its table follows
+ * theirs. Nothing when tracing kept no records (--trace=hist).
+ */
+static void waterfall(struct local *l, const struct options *o,
+		      const struct workload *wl, struct kv_list *kv)
+{
+	struct waterfall *w = xcalloc(1, sizeof(*w));
+	struct run_shared rs = { .o = o, .wl = wl };
+	int i;
+
+	w->n = 2;
+	for (i = 0; i < 2; i++) {
+		rs.is_client = !i;
+		w->t[i].side = trace_side(&rs);
+		snprintf(w->t[i].name, sizeof(w->t[i].name), "%s",
+			 i ? "server" : "client");
+	}
+	/* t[0] is the client: its records are recs[1]. */
+	if (waterfall_load(&w->t[0], l->recs[1]) ||
+	    waterfall_load(&w->t[1], l->recs[0]))
+		log_err("--local: the records for the waterfall: %s",
+			strerror(errno));
+	else if (w->t[0].n && !waterfall_join(w, 1)) {
+		waterfall_kv(w, "", kv);
+		fflush(stdout);
+		kv_print(kv, stdout, "waterfall.");
+		fflush(stdout);
+		waterfall_print(w, "netstage waterfall", "= latency", stderr);
+	}
+	waterfall_free(w);
+	free(w);
 }
 
 /* Fail on an unwritable output path before anything starts. */
@@ -237,6 +280,7 @@ static int probe_outputs(const struct options *o)
 int local_run(struct options *o, const struct workload *wl)
 {
 	struct local l = { 0 };
+	struct kv_list wf = { 0 };
 	struct tracer *both;
 	int pfd[2], port, rc, src;
 
@@ -244,6 +288,9 @@ int local_run(struct options *o, const struct workload *wl)
 		return EXIT_RUNTIME;
 	l.server_out = tmpfile();
 	l.server_table = tmpfile();
+	if (o->trace == 1 && (l.recs[0] = tmpfile()) &&
+	    (l.recs[1] = tmpfile()))
+		side_records_to(l.recs[1]);
 	if (!l.server_out || !l.server_table || pipe2(pfd, O_CLOEXEC)) {
 		log_err("--local: %s", strerror(errno));
 		return EXIT_RUNTIME;
@@ -299,9 +346,12 @@ int local_run(struct options *o, const struct workload *wl)
 	fflush(stderr);
 	copy_file(l.server_table, stderr);
 	fflush(stdout);
+	if (!rc && !src && l.recs[1])
+		waterfall(&l, o, wl, &wf);
 	if (!rc && !src && l.user_json && merge_json(&l))
 		rc = EXIT_RUNTIME;
 	tracer_close(both);
 	local_free(&l);
+	kv_free(&wf);
 	return rc ? rc : src;
 }

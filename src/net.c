@@ -184,6 +184,13 @@ int net_set_nonblock(int fd, int on)
 	return fcntl(fd, F_SETFL, on ? fl | O_NONBLOCK : fl & ~O_NONBLOCK);
 }
 
+uint16_t net_port_of(const struct sockaddr_storage *ss)
+{
+	if (ss->ss_family == AF_INET6)
+		return ntohs(((const struct sockaddr_in6 *)ss)->sin6_port);
+	return ntohs(((const struct sockaddr_in *)ss)->sin_port);
+}
+
 int net_local_port(int fd)
 {
 	struct sockaddr_storage ss;
@@ -191,9 +198,7 @@ int net_local_port(int fd)
 
 	if (getsockname(fd, (struct sockaddr *)&ss, &sl))
 		return -1;
-	if (ss.ss_family == AF_INET6)
-		return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
-	return ntohs(((struct sockaddr_in *)&ss)->sin_port);
+	return net_port_of(&ss);
 }
 
 void net_addr_str(const struct addr *a, char *buf, size_t len)

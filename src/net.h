@@ -3,6 +3,7 @@
 #define NETSTAGE_NET_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/socket.h>
 
 struct options;
@@ -50,6 +51,8 @@ int net_data_sockopts(const struct options *o, int fd, int socktype,
 
 int net_set_nonblock(int fd, int on);
 int net_local_port(int fd);
+/* The port of an IPv4 or IPv6 address, host order. */
+uint16_t net_port_of(const struct sockaddr_storage *ss);
 /* "addr:port" (IPv6 as "[addr]:port") for messages. */
 void net_addr_str(const struct addr *a, char *buf, size_t len);
 

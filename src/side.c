@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "net.h"
 #include "script/script.h"
 #include "side.h"
 #include "trace/collect.h"
@@ -87,11 +88,7 @@ static uint16_t client_port(int fd, int is_client)
 	int rc = is_client ? getsockname(fd, (struct sockaddr *)&ss, &sl)
 			   : getpeername(fd, (struct sockaddr *)&ss, &sl);
 
-	if (rc)
-		return 0;
-	return ntohs(ss.ss_family == AF_INET6 ?
-		     ((struct sockaddr_in6 *)&ss)->sin6_port :
-		     ((struct sockaddr_in *)&ss)->sin_port);
+	return rc ? 0 : net_port_of(&ss);
 }
 
 static void trace_flow(struct side *s, struct flow *f)
@@ -113,6 +110,14 @@ static FILE *table_out;
 void side_table_to(FILE *f)
 {
 	table_out = f;
+}
+
+/* Where the kept records are dumped for --local's waterfall (or NULL). */
+static FILE *records_out;
+
+void side_records_to(FILE *f)
+{
+	records_out = f;
 }
 
 /* --local: the tracer serving both ends, opened before the fork. */
@@ -312,6 +317,10 @@ int side_finish(struct side *s)
 			    side_role(s));
 		/* A --local server leaves by _exit(): no stdio flush then. */
 		fflush(table_out ? table_out : stderr);
+		if (records_out &&
+		    trace_records_dump(records_out, s->workers, s->nworkers))
+			log_err("--local: the records for the waterfall: %s",
+				strerror(errno));
 	}
 	if (s->trace_records.f) {
 		trace_records_csv(s->trace_records.f, s->workers, s->nworkers,

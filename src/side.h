@@ -81,6 +81,11 @@ void side_measure_cost(struct side *s);
  * its parent to print whole after the client's.
  */
 void side_table_to(FILE *f);
+/*
+ * --local: the side's kept trace records are dumped to f as it
+ * finishes (trace_records_dump()), for the parent's waterfall.
+ */
+void side_records_to(FILE *f);
 /* Adds the flow, registering its socket with the tracer first. */
 void side_add_flow(struct side *s, struct flow *f);
 int side_start(struct side *s, char *err, size_t len);

@@ -19,8 +19,8 @@ void join_sort(struct join_table *t)
 		qsort(t->r, t->n, sizeof(*t->r), by_arrival);
 }
 
-static void add(struct join_plan *p, int fh, enum ns_boundary fb, int th,
-		enum ns_boundary tb, const char *a, const char *b)
+static void add(struct join_plan *p, int depth, int fh, enum ns_boundary fb,
+		int th, enum ns_boundary tb, const char *a, const char *b)
 {
 	struct join_row *r = &p->row[p->nrows++];
 
@@ -30,44 +30,86 @@ static void add(struct join_plan *p, int fh, enum ns_boundary fb, int th,
 	r->fb = fb;
 	r->th = th;
 	r->tb = tb;
+	r->depth = depth;
 }
 
-/* The answering server's own stages, up to its response's hand-off. */
-static void server_rows(const struct join_table *s, int h,
+/*
+ * The answering server's own stages, from the request's arrival up to
+ * its response's hand-off. A tcp_crr server's chain starts at the
+ * handshake, before the request arrives: from the arrival, its stages
+ * up to the read are one row.
+ */
+static void server_rows(const struct join_table *s, int h, int depth,
 			struct join_plan *p)
 {
 	const struct stage_def *d = stage_defs(s->side);
-	int i, n = stage_count(s->side);
+	int i = 0, n = stage_count(s->side);
 
-	for (i = 0; i < n && d[i].from != NS_B_DEV_XMIT; i++)
-		add(p, h, d[i].from, h, d[i].to, s->name, d[i].name);
+	if (n && d[0].from != NS_B_NETIF_RX) {
+		add(p, depth, h, NS_B_NETIF_RX, h, NS_B_RECV_RET, s->name,
+		    "in");
+		while (i < n && d[i].from != NS_B_RECV_RET)
+			i++;
+	}
+	for (; i < n && d[i].from != NS_B_DEV_XMIT; i++)
+		add(p, depth, h, d[i].from, h, d[i].to, s->name, d[i].name);
 }
 
-int join_plan(const struct join_table *t, int n, struct join_plan *p)
+/* From the client's hand-off to the response's arrival back at it. */
+static void path_rows(const struct join_table *t, int n, int depth,
+		      struct join_plan *p)
 {
 	char a[2 * JOIN_NAME + 8];
 	int k, last = n - 1;
 
+	add(p, depth, 0, NS_B_DEV_XMIT, 1, NS_B_NETIF_RX, "wire to",
+	    t[1].name);
+	for (k = 1; k < last; k++) {
+		add(p, depth, k, NS_B_NETIF_RX, k, NS_B_RECV_RET, t[k].name,
+		    "in");
+		snprintf(a, sizeof(a), "%s to", t[k].name);
+		add(p, depth, k, NS_B_RECV_RET, k + 1, NS_B_NETIF_RX, a,
+		    t[k + 1].name);
+	}
+	server_rows(&t[last], last, depth, p);
+	for (k = last - 1; k >= 1; k--) {
+		snprintf(a, sizeof(a), "%s to", t[k + 1].name);
+		add(p, depth, k + 1, NS_B_DEV_XMIT, k, NS_B_TCP_SEND, a,
+		    t[k].name);
+		add(p, depth, k, NS_B_TCP_SEND, k, NS_B_DEV_XMIT, t[k].name,
+		    "out");
+	}
+	add(p, depth, 1, NS_B_DEV_XMIT, 0, NS_B_NETIF_RX, "wire to",
+	    t[0].name);
+}
+
+int join_plan(const struct join_table *t, int n, struct join_plan *p)
+{
 	if (n < 2 || n > JOIN_MAX_HOPS)
 		return -1;
 	p->nrows = 0;
-	add(p, 0, NS_B_APP_SEND, 0, NS_B_DEV_XMIT, t[0].name, "send");
-	add(p, 0, NS_B_DEV_XMIT, 1, NS_B_NETIF_RX, "wire to", t[1].name);
-	for (k = 1; k < last; k++) {
-		add(p, k, NS_B_NETIF_RX, k, NS_B_RECV_RET, t[k].name, "in");
-		snprintf(a, sizeof(a), "%s to", t[k].name);
-		add(p, k, NS_B_RECV_RET, k + 1, NS_B_NETIF_RX, a,
-		    t[k + 1].name);
-	}
-	server_rows(&t[last], last, p);
-	for (k = last - 1; k >= 1; k--) {
-		snprintf(a, sizeof(a), "%s to", t[k + 1].name);
-		add(p, k + 1, NS_B_DEV_XMIT, k, NS_B_TCP_SEND, a, t[k].name);
-		add(p, k, NS_B_TCP_SEND, k, NS_B_DEV_XMIT, t[k].name, "out");
-	}
-	add(p, 1, NS_B_DEV_XMIT, 0, NS_B_NETIF_RX, "wire to", t[0].name);
-	add(p, 0, NS_B_NETIF_RX, 0, NS_B_APP_DONE, t[0].name, "receive");
+	add(p, 0, 0, NS_B_APP_SEND, 0, NS_B_DEV_XMIT, t[0].name, "send");
+	path_rows(t, n, 0, p);
+	add(p, 0, 0, NS_B_NETIF_RX, 0, NS_B_APP_DONE, t[0].name, "receive");
 	return 0;
+}
+
+int join_plan_nested(const struct join_table *t, int n, struct join_plan *p)
+{
+	const struct stage_def *d = stage_defs(t[0].side);
+	int i, split = 0;
+
+	if (n < 2 || n > JOIN_MAX_HOPS)
+		return -1;
+	p->nrows = 0;
+	for (i = 0; i < stage_count(t[0].side); i++) {
+		add(p, 0, 0, d[i].from, 0, d[i].to, d[i].name, NULL);
+		if (d[i].from == NS_B_DEV_XMIT && d[i].to == NS_B_NETIF_RX) {
+			path_rows(t, n, 1, p);
+			split = 1;
+		}
+	}
+	return split ? 0 : -1;
 }
 
 /*

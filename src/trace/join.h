@@ -29,6 +29,8 @@
 struct join_rec {
 	uint16_t port;		/* its connection's client port (0: none) */
 	uint16_t next_port;	/* the port it went on with; 0: unknown */
+	uint32_t flow_id;	/* the side's flow (its track in a trace) */
+	uint64_t seq;		/* the flow's transaction number */
 	uint64_t b[NS_B_COUNT];	/* CLOCK_MONOTONIC ns, 0: not stamped */
 };
 
@@ -42,14 +44,19 @@ struct join_table {
 
 void join_sort(struct join_table *t);
 
-/* One row of the waterfall: from boundary fb of hop fh to tb of th. */
+/*
+ * One row of the waterfall: from boundary fb of hop fh to tb of th.
+ * The rows of depth 0 add up to the client's latency; rows of depth 1
+ * split the depth-0 row before them (the client's `remote`).
+ */
 struct join_row {
 	char name[72];
 	int fh, th;
 	enum ns_boundary fb, tb;
+	int depth;
 };
 
-#define JOIN_MAX_ROWS (4 * JOIN_MAX_HOPS + NS_MAX_STAGES)
+#define JOIN_MAX_ROWS (4 * JOIN_MAX_HOPS + 2 * NS_MAX_STAGES + 2)
 
 struct join_plan {
 	int nrows;
@@ -62,6 +69,13 @@ struct join_plan {
  * DEV_XMIT. 0, or -1 if n is out of range.
  */
 int join_plan(const struct join_table *t, int n, struct join_plan *p);
+
+/*
+ * The same path with the client's own stages as rows, its `remote`
+ * split (depth 1) into the wire legs and the hops' stages: the
+ * waterfall of --local. -1 also if the client side has no `remote`.
+ */
+int join_plan_nested(const struct join_table *t, int n, struct join_plan *p);
 
 enum { JOIN_OK, JOIN_NONE, JOIN_MANY, JOIN_DISORDER };
 

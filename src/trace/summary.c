@@ -4,6 +4,7 @@
 #include "../common.h"
 #include "../worker.h"
 #include "collect.h"
+#include "join.h"
 #include "summary.h"
 #include "tracer.h"
 
@@ -260,4 +261,29 @@ void trace_records_csv(FILE *f, struct worker *w, int n, enum ns_side side)
 			fprintf(f, ",%u,%u\n", tr->port, tr->next_port);
 		}
 	}
+}
+
+int trace_records_dump(FILE *f, struct worker *w, int n)
+{
+	struct join_rec jr;
+	int i;
+	long r;
+
+	for (i = 0; i < n; i++) {
+		struct trace_worker *tw = w[i].tw;
+
+		for (r = 0; tw && r < tw->nrecs; r++) {
+			const struct trace_rec *tr = &tw->recs[r];
+
+			memset(&jr, 0, sizeof(jr));
+			jr.port = tr->port;
+			jr.next_port = tr->next_port;
+			jr.flow_id = tr->flow_id;
+			jr.seq = tr->seq;
+			memcpy(jr.b, tr->b, sizeof(jr.b));
+			if (fwrite(&jr, sizeof(jr), 1, f) != 1)
+				return -1;
+		}
+	}
+	return fflush(f) ? -1 : 0;
 }

@@ -47,5 +47,7 @@ void trace_kv(const struct trace_summary *ts, const struct tracer *t,
 void trace_kv_names(const struct trace_summary *ts, struct kv_list *out);
 void trace_table(const struct trace_summary *ts, FILE *f, const char *who);
 void trace_records_csv(FILE *f, struct worker *w, int n, enum ns_side side);
+/* The kept records as struct join_rec, for another process to join. */
+int trace_records_dump(FILE *f, struct worker *w, int n);
 
 #endif

@@ -17,6 +17,7 @@
 
 #include "../common.h"
 #include "../io.h"
+#include "../net.h"
 #include "../trace/collect.h"
 #include "../worker.h"
 #include "seq.h"
@@ -144,8 +145,11 @@ static void server_read(struct worker *w, struct flow *f)
 		}
 		f->bytes_written += r;
 		f->transactions++;
-		if (w->tw)
-			traced(w, f, sent, i ? 0 : w->t_epoll, now_ns());
+		if (!w->tw)
+			continue;
+		/* Flows share a socket: the record names the client's port. */
+		f->port = net_port_of(&peer);
+		traced(w, f, sent, i ? 0 : w->t_epoll, now_ns());
 	}
 }
 

@@ -2,6 +2,7 @@
 # traffic. Root only; elsewhere they skip and say so.
 
 CHECK_TRACE="python3 $(pwd)/tests/func/check_trace.py"
+CHECK_WATERFALL="python3 $(pwd)/tests/func/check_waterfall.py"
 
 # Every transaction either traced or counted incomplete, and few of the
 # latter: on a quiet machine a handful in tens of thousands.
@@ -81,6 +82,9 @@ t_trace_local_tables_never_interleave() {
 		python3 - err <<'PY'
 import re, sys
 lines = open(sys.argv[1]).read().splitlines()
+# The waterfall, which has rows of both, comes after the two.
+end = [i for i, l in enumerate(lines) if l.startswith("netstage waterfall")]
+lines = lines[:end[0]] if end else lines
 heads = [i for i, l in enumerate(lines) if re.match(r"netstage (client|server): stages of", l)]
 assert len(heads) == 2, lines
 c, s = heads
@@ -92,6 +96,22 @@ assert not any(client_only.match(l) for l in lines[s:]), lines[s:]
 assert any(server_only.match(l) for l in lines[s:]), lines[s:]
 PY
 	done
+}
+
+# --local joins the two sides' records into one waterfall: the
+# server's stages inside the client's remote (issue 12).
+t_trace_local_waterfall() {
+	need_root
+	local wl
+
+	for wl in tcp_rr udp_rr tcp_crr; do
+		ns $wl --local -l 1 -q --trace > out 2> err
+		$CHECK_WATERFALL out err ||
+			fail "$wl: waterfall"
+	done
+	# No records, no waterfall: --trace=hist keeps none.
+	ns tcp_rr --local -l 1 -q --trace=hist > out 2> err
+	! grep -q '^waterfall\.' out || fail "hist: a waterfall"
 }
 
 t_trace_stage_columns_in_samples_csv() {

@@ -12,6 +12,8 @@
 
 #include <cmocka.h>
 
+#define ARRAY_LEN(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
 #include "trace/join.h"
 #include "trace/merge.h"
 
@@ -189,6 +191,98 @@ static void t_the_hop_beyond_a_forwarder_is_on_its_connection(void **state)
 	assert_int_equal(hop, 2);
 }
 
+/* A netstage server's transaction (tcp_rr stages) from `in` to `out`. */
+static void server(struct join_rec *r, uint64_t in, uint64_t out,
+		   uint16_t port)
+{
+	static const enum ns_boundary b[] = {
+		NS_B_NETIF_RX, NS_B_TCP_RX, NS_B_DATA_READY, NS_B_EPOLL_RET,
+		NS_B_RECV_RET, NS_B_APP_SEND, NS_B_TCP_SEND, NS_B_DEV_XMIT,
+	};
+	int i;
+
+	memset(r, 0, sizeof(*r));
+	r->port = port;
+	for (i = 0; i < 8; i++)
+		r->b[b[i]] = in + i * (out - in) / 7;
+	r->b[NS_B_APP_DONE] = out + 3000;
+}
+
+/*
+ * --local's waterfall: the client's own stages, its remote split into
+ * the wire legs and the server's stages. Depth-0 rows add up to the
+ * latency, depth-1 rows to remote, exactly.
+ */
+static void t_nested_plan_splits_remote(void **state)
+{
+	static const char *const names[] = {
+		"send_call", "tcp_tx", "remote", "wire to server",
+		"server softirq_rx", "server tcp_rx", "server wakeup",
+		"server recv_call", "server app", "server send_call",
+		"server tcp_tx", "wire to client", "softirq_rx", "tcp_rx",
+		"wakeup", "recv_call", "to_app",
+	};
+	struct join_rec c, s;
+	const struct join_rec *chain[2];
+	struct join_table t[2];
+	struct join_plan p;
+	uint64_t top = 0, inner = 0;
+	int i, hop, remote = -1;
+
+	client(&c, 1000000, 40001);
+	server(&s, 1003000, 1097000, 40001);
+	table(&t[0], "client", NS_CLIENT, &c, 1);
+	table(&t[1], "server", NS_SERVER, &s, 1);
+	assert_int_equal(join_plan_nested(t, 2, &p), 0);
+	assert_int_equal(p.nrows, ARRAY_LEN(names));
+	for (i = 0; i < p.nrows; i++) {
+		assert_string_equal(p.row[i].name, names[i]);
+		assert_int_equal(p.row[i].depth, i >= 3 && i <= 11);
+	}
+	assert_int_equal(join_one(t, 2, &c, &p, chain, &hop), JOIN_OK);
+	for (i = 0; i < p.nrows; i++) {
+		if (!strcmp(p.row[i].name, "remote"))
+			remote = i;
+		if (p.row[i].depth)
+			inner += join_row_ns(&p, i, chain);
+		else
+			top += join_row_ns(&p, i, chain);
+	}
+	assert_int_equal(top, 100000);
+	assert_int_equal(inner, join_row_ns(&p, remote, chain));
+	assert_int_equal(join_row_ns(&p, 3, chain), 1000);	/* wire to */
+	assert_int_equal(join_row_ns(&p, 11, chain), 1000);	/* and back */
+	/* A server (its side) with no remote to split is no plan. */
+	assert_int_equal(join_plan_nested(&t[1], 2, &p), -1);
+}
+
+/* tcp_crr's server chain starts at the handshake: from the arrival, one
+ * row up to the read, then its own stages. */
+static void t_nested_plan_of_tcp_crr(void **state)
+{
+	struct join_table t[2];
+	struct join_plan p;
+	int i;
+
+	memset(t, 0, sizeof(t));
+	table(&t[0], "client", NS_CLIENT_CRR, NULL, 0);
+	table(&t[1], "server", NS_SERVER_CRR, NULL, 0);
+	assert_int_equal(join_plan_nested(t, 2, &p), 0);
+	for (i = 0; strcmp(p.row[i].name, "wire to server"); i++)
+		;
+	assert_string_equal(p.row[i + 1].name, "server in");
+	assert_int_equal(p.row[i + 1].fb, NS_B_NETIF_RX);
+	assert_int_equal(p.row[i + 1].tb, NS_B_RECV_RET);
+	assert_string_equal(p.row[i + 2].name, "server app");
+	assert_int_equal(p.row[0].fb, NS_B_CONNECT);
+	for (i = 1; i < p.nrows; i++) {
+		/* Consecutive rows meet, nested or not. */
+		if (p.row[i].depth != p.row[i - 1].depth)
+			continue;
+		assert_int_equal(p.row[i].fb, p.row[i - 1].tb);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -196,6 +290,8 @@ int main(void)
 		cmocka_unit_test(t_observed_server_joins_by_port_and_time),
 		cmocka_unit_test(t_none_many_and_disorder),
 		cmocka_unit_test(t_the_hop_beyond_a_forwarder_is_on_its_connection),
+		cmocka_unit_test(t_nested_plan_splits_remote),
+		cmocka_unit_test(t_nested_plan_of_tcp_crr),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,179 @@
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common.h"
+#include "merge.h"
+#include "waterfall.h"
+
+/* A client transaction's latency: its first stage's start to its end. */
+static uint64_t span(const struct waterfall *w, const struct join_rec *c)
+{
+	const struct stage_def *d = stage_defs(w->t[0].side);
+	int n = stage_count(w->t[0].side);
+
+	return c->b[d[n - 1].to] - c->b[d[0].from];
+}
+
+static void record_row(const struct waterfall *w,
+		       const struct join_rec **chain)
+{
+	const struct join_rec *c = chain[0];
+	int i;
+
+	fprintf(w->records, "%u", c->port);
+	for (i = 0; i < w->plan.nrows; i++)
+		fprintf(w->records, ",%llu",
+			(unsigned long long)join_row_ns(&w->plan, i, chain));
+	fprintf(w->records, ",%llu\n", (unsigned long long)span(w, c));
+}
+
+static void records_header(const struct waterfall *w)
+{
+	int i;
+
+	fputs("port", w->records);
+	for (i = 0; i < w->plan.nrows; i++)
+		fprintf(w->records, ",%s", w->plan.row[i].name);
+	fputs(",latency\n", w->records);
+}
+
+int waterfall_join(struct waterfall *w, int nested)
+{
+	const struct join_rec *chain[JOIN_MAX_HOPS];
+	long i;
+	int k, rc, hop;
+
+	if ((nested ? join_plan_nested : join_plan)(w->t, w->n, &w->plan))
+		return -1;
+	w->row = xcalloc(w->plan.nrows, sizeof(*w->row));
+	for (k = 0; k < w->plan.nrows; k++)
+		hist_reset(&w->row[k]);
+	hist_reset(&w->total);
+	if (w->records)
+		records_header(w);
+	for (i = 0; i < w->t[0].n; i++) {
+		const struct join_rec *c = &w->t[0].r[i];
+
+		rc = join_one(w->t, w->n, c, &w->plan, chain, &hop);
+		w->by_result[rc]++;
+		if (rc != JOIN_OK) {
+			w->at_hop[hop]++;
+			continue;
+		}
+		w->joined++;
+		for (k = 0; k < w->plan.nrows; k++)
+			hist_add(&w->row[k], join_row_ns(&w->plan, k, chain));
+		hist_add(&w->total, span(w, c));
+		if (w->records)
+			record_row(w, chain);
+	}
+	return 0;
+}
+
+/* "wire to fwd" -> "join_wire_to_fwd_p50_us", for keys. */
+static void key_of(char *dst, size_t len, const char *prefix,
+		   const char *name, const char *stat)
+{
+	size_t i;
+
+	snprintf(dst, len, "%s%s_%s", prefix, name, stat);
+	for (i = 0; dst[i]; i++)
+		if (dst[i] == ' ' || dst[i] == '-')
+			dst[i] = '_';
+}
+
+static void stats_kv(const struct hist *h, const char *prefix,
+		     const char *name, struct kv_list *out)
+{
+	static const double pct[] = { 50, 90, 99 };
+	char key[128], stat[24];
+	size_t q;
+
+	key_of(key, sizeof(key), prefix, name, "mean_us");
+	kv_num(out, key, hist_mean(h) / 1e3, 3);
+	for (q = 0; q < ARRAY_SIZE(pct); q++) {
+		snprintf(stat, sizeof(stat), "p%g_us", pct[q]);
+		key_of(key, sizeof(key), prefix, name, stat);
+		kv_num(out, key, hist_percentile(h, pct[q]) / 1e3, 3);
+	}
+}
+
+void waterfall_kv(const struct waterfall *w, const char *key_prefix,
+		  struct kv_list *out)
+{
+	char key[128];
+	int i;
+
+#define KEY(name) (snprintf(key, sizeof(key), "%s%s", key_prefix, name), key)
+	kv_int(out, KEY("hops"), w->n);
+	kv_uint(out, KEY("client_transactions"), w->t[0].n);
+	kv_uint(out, KEY("transactions"), w->joined);
+	kv_uint(out, KEY("unmatched"), w->by_result[JOIN_NONE]);
+	kv_uint(out, KEY("ambiguous"), w->by_result[JOIN_MANY]);
+	kv_uint(out, KEY("disorder"), w->by_result[JOIN_DISORDER]);
+#undef KEY
+	for (i = 0; i < w->plan.nrows; i++)
+		stats_kv(&w->row[i], key_prefix, w->plan.row[i].name, out);
+	stats_kv(&w->total, key_prefix, "latency", out);
+}
+
+static void print_row(FILE *f, int depth, const char *name,
+		      const struct hist *h, double total)
+{
+	fprintf(f, "  %*s%-*s %9.2f %9.2f %9.2f %9.2f %6.1f%%\n",
+		2 * depth, "", 28 - 2 * depth, name, hist_mean(h) / 1e3,
+		hist_percentile(h, 50) / 1e3, hist_percentile(h, 90) / 1e3,
+		hist_percentile(h, 99) / 1e3,
+		total > 0 ? 100 * hist_mean(h) / total : 0);
+}
+
+void waterfall_print(const struct waterfall *w, const char *title,
+		     const char *total_name, FILE *f)
+{
+	double total = hist_mean(&w->total);
+	int i, k;
+
+	fprintf(f, "%s: %llu of %llu client transactions joined on one "
+		"clock (us)\n", title, (unsigned long long)w->joined,
+		(unsigned long long)w->t[0].n);
+	fprintf(f, "  %-28s %9s %9s %9s %9s %7s\n", "stretch", "mean", "p50",
+		"p90", "p99", "share");
+	for (i = 0; i < w->plan.nrows; i++)
+		print_row(f, w->plan.row[i].depth, w->plan.row[i].name,
+			  &w->row[i], total);
+	print_row(f, 0, total_name, &w->total, total);
+	for (k = 1; k < w->n; k++)
+		if (w->at_hop[k])
+			fprintf(f, "  not joined at %s: %llu\n", w->t[k].name,
+				(unsigned long long)w->at_hop[k]);
+}
+
+void waterfall_free(struct waterfall *w)
+{
+	int i;
+
+	for (i = 0; i < w->n; i++)
+		free(w->t[i].r);
+	free(w->row);
+	w->row = NULL;
+}
+
+int waterfall_load(struct join_table *t, FILE *f)
+{
+	long alloc = 0;
+
+	rewind(f);
+	for (;;) {
+		if (t->n == alloc) {
+			alloc = alloc ? 2 * alloc : 1024;
+			t->r = xrealloc(t->r, alloc, sizeof(*t->r));
+		}
+		if (fread(&t->r[t->n], sizeof(*t->r), 1, f) != 1)
+			break;
+		t->n++;
+	}
+	if (ferror(f))
+		return -1;
+	join_sort(t);
+	return 0;
+}

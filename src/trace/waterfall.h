@@ -1,0 +1,48 @@
+/*
+ * Where along its path the time of a request went, as one table: the
+ * records of a client and of the hops after it (trace/join.h) joined
+ * transaction by transaction, a histogram per row of the plan, the
+ * keys and the table. `netstage join` reads the hops from
+ * --trace-records files; --local from the two sides' kept records,
+ * which each side dumps for it (trace_records_dump()).
+ */
+#ifndef NETSTAGE_TRACE_WATERFALL_H
+#define NETSTAGE_TRACE_WATERFALL_H
+
+#include <stdio.h>
+
+#include "../hist.h"
+#include "../kv.h"
+#include "join.h"
+
+struct waterfall {
+	struct join_table t[JOIN_MAX_HOPS];	/* client first */
+	int n;
+	struct join_plan plan;
+	struct hist *row;	/* one per plan row */
+	struct hist total;	/* the joined transactions' latency */
+	uint64_t joined, by_result[JOIN_DISORDER + 1];
+	uint64_t at_hop[JOIN_MAX_HOPS];
+	FILE *records;		/* a CSV row per joined transaction, or NULL */
+};
+
+/*
+ * Join every client record of the w->n tables (sorted, named) along
+ * the plan join_plan() or, nested, join_plan_nested() makes. -1 if
+ * there is no such plan.
+ */
+int waterfall_join(struct waterfall *w, int nested);
+
+/* join_transactions and kin, each row's mean and percentiles. */
+void waterfall_kv(const struct waterfall *w, const char *key_prefix,
+		  struct kv_list *out);
+/* The table: a title line, a row per stretch, the total. */
+void waterfall_print(const struct waterfall *w, const char *title,
+		     const char *total_name, FILE *f);
+/* Frees the tables' records too. */
+void waterfall_free(struct waterfall *w);
+
+/* A side's records as trace_records_dump() wrote them, sorted. */
+int waterfall_load(struct join_table *t, FILE *f);
+
+#endif
