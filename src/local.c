@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "glance.h"
 #include "report.h"
 #include "run.h"
 #include "script/script.h"
@@ -37,9 +38,25 @@ struct local {
 	char *server_json;
 	FILE *server_out;
 	FILE *server_table;	/* its stage table, printed after the client's */
+	FILE *client_out;	/* JSON on stdout: the client's, to wrap */
+	FILE *client_table;	/* the summary: printed if no waterfall */
 	FILE *recs[2];		/* the server's and the client's kept records */
 	pid_t pid;
 };
+
+/*
+ * CSV: each side prints key=value lines for the parent to make one
+ * table of. The format it replaced, to put back, or NULL.
+ */
+static char *side_kv_for_csv(struct options *o)
+{
+	char *was = o->output_format;
+
+	if (strcmp(was, "csv"))
+		return NULL;
+	o->output_format = xstrdup("kv");
+	return was;
+}
 
 static void run_child(struct options *o, const struct workload *wl,
 		      struct local *l, int port_fd)
@@ -77,6 +94,7 @@ static void run_child(struct options *o, const struct workload *wl,
 		o->trace_records = p;
 	}
 	options_print(o, wl->name);
+	side_kv_for_csv(o);
 	rc = server_run(o, wl);
 	fflush(stdout);
 	/* The script's run() is the parent's: the child says its own error. */
@@ -147,35 +165,53 @@ static void copy_file(FILE *from, FILE *to)
 		fwrite(buf, 1, n, to);
 }
 
-static int embed(FILE *to, const char *path)
+/* A side's JSON, or null if it wrote none. */
+static void embed(FILE *to, FILE *from)
 {
-	FILE *f = path ? fopen(path, "r") : NULL;
-
-	if (!f) {
+	if (!from || fseek(from, 0, SEEK_END) || ftell(from) <= 0) {
 		fputs("null", to);
-		return -1;
+		return;
 	}
-	copy_file(f, to);
-	fclose(f);
-	return 0;
+	copy_file(from, to);
 }
 
-/* One document from the two sides' documents. */
-static int merge_json(struct local *l)
+/* One document: {"client": ..., "server": ..., "waterfall": {...}}. */
+static void json_wrap(FILE *to, FILE *client, FILE *server,
+		      const struct kv_list *wf)
 {
+	fputs("{\"client\":\n", to);
+	embed(to, client);
+	fputs(",\n\"server\":\n", to);
+	embed(to, server);
+	if (wf->n) {
+		fputs(",\n\"waterfall\": {\n", to);
+		kv_json_members(wf, to, 2);
+		fputs("}", to);
+	}
+	fputs("}\n", to);
+}
+
+/* --json FILE: the two sides' documents made one. */
+static int merge_json(struct local *l, const struct kv_list *wf)
+{
+	FILE *c = fopen(l->client_json, "r"), *s = fopen(l->server_json, "r");
 	struct out_file out;
 	char err[256];
+	int rc = 0;
 
 	if (out_open(&out, l->user_json, err, sizeof(err)))
-		return log_err("%s", err), -1;
-	fputs("{\"client\":\n", out.f);
-	embed(out.f, l->client_json);
-	fputs(",\n\"server\":\n", out.f);
-	embed(out.f, l->server_json);
-	fputs("}\n", out.f);
-	if (out_commit(&out, err, sizeof(err)))
-		return log_err("%s", err), -1;
-	return 0;
+		rc = -1;
+	else {
+		json_wrap(out.f, c, s, wf);
+		rc = out_commit(&out, err, sizeof(err));
+	}
+	if (c)
+		fclose(c);
+	if (s)
+		fclose(s);
+	if (rc)
+		log_err("%s", err);
+	return rc;
 }
 
 /*
@@ -223,6 +259,10 @@ static void local_free(struct local *l)
 		fclose(l->server_out);
 	if (l->server_table)
 		fclose(l->server_table);
+	if (l->client_out)
+		fclose(l->client_out);
+	if (l->client_table)
+		fclose(l->client_table);
 	for (int i = 0; i < 2; i++)
 		if (l->recs[i])
 			fclose(l->recs[i]);
@@ -231,11 +271,12 @@ static void local_free(struct local *l)
 /*
  * The waterfall of the two sides' records (trace/waterfall.h): the
  * server's stages inside the client's `remote`, on the clock both
- * share. Its keys follow the sides' as "waterfall."; its table follows
- * theirs. Nothing when tracing kept no records (--trace=hist).
+ * share, and its keys in kv. NULL when nothing joined (--trace=hist
+ * keeps no records).
  */
-static void waterfall(struct local *l, const struct options *o,
-		      const struct workload *wl, struct kv_list *kv)
+static struct waterfall *waterfall(struct local *l, const struct options *o,
+				   const struct workload *wl,
+				   struct kv_list *kv)
 {
 	struct waterfall *w = xcalloc(1, sizeof(*w));
 	struct run_shared rs = { .o = o, .wl = wl };
@@ -253,15 +294,130 @@ static void waterfall(struct local *l, const struct options *o,
 	    waterfall_load(&w->t[1], l->recs[0]))
 		log_err("--local: the records for the waterfall: %s",
 			strerror(errno));
-	else if (w->t[0].n && !waterfall_join(w, 1)) {
+	else if (w->t[0].n && !waterfall_join(w, 1) && w->joined) {
 		waterfall_kv(w, "", kv);
-		fflush(stdout);
-		kv_print(kv, stdout, "waterfall.");
-		fflush(stdout);
-		waterfall_print(w, "netstage waterfall", "= latency", stderr);
+		return w;
 	}
 	waterfall_free(w);
 	free(w);
+	return NULL;
+}
+
+/* A side's key=value lines, the "client."/"server." prefix dropped. */
+static void read_kv(FILE *f, struct kv_list *kv)
+{
+	char *line = NULL, *eq, *dot;
+	size_t cap = 0;
+
+	rewind(f);
+	while (getline(&line, &cap, f) > 0) {
+		line[strcspn(line, "\n")] = '\0';
+		eq = strchr(line, '=');
+		dot = strchr(line, '.');
+		if (!eq || !dot || dot > eq)
+			continue;
+		*eq = '\0';
+		kv_str(kv, dot + 1, eq + 1);
+	}
+	free(line);
+}
+
+static const char *lookup(const struct kv_list *kv, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < kv->n; i++)
+		if (!strcmp(kv->v[i].key, key))
+			return kv->v[i].text;
+	return NULL;
+}
+
+/*
+ * --output-format csv: one table, a row per side, a column per key
+ * either side has (the client's first), empty where a side has none.
+ */
+static void csv_table(FILE *client, FILE *server, FILE *to)
+{
+	struct kv_list side[2] = { { 0 } }, cols = { 0 };
+	static const char *const name[] = { "client", "server" };
+	size_t i;
+	int k;
+
+	read_kv(client, &side[0]);
+	read_kv(server, &side[1]);
+	for (k = 0; k < 2; k++)
+		for (i = 0; i < side[k].n; i++)
+			if (!lookup(&cols, side[k].v[i].key))
+				kv_str(&cols, side[k].v[i].key, "");
+	fputs("side", to);
+	for (i = 0; i < cols.n; i++)
+		fprintf(to, ",%s", cols.v[i].key);
+	fputc('\n', to);
+	for (k = 0; k < 2; k++) {
+		if (!side[k].n)
+			continue;
+		fputs(name[k], to);
+		for (i = 0; i < cols.n; i++)
+			csv_field(to, lookup(&side[k], cols.v[i].key) ?: "", 1);
+		fputc('\n', to);
+	}
+	kv_free(&side[0]);
+	kv_free(&side[1]);
+	kv_free(&cols);
+}
+
+/*
+ * After the client's output, in the format asked for: the server's
+ * results, then the waterfall (or, in the summary, the two stage tables
+ * if there is none). Whole files: nothing of one side interleaves.
+ */
+static void finish_output(struct local *l, const struct options *o,
+			  const struct waterfall *w, const struct kv_list *wf)
+{
+	int json = !strcmp(o->output_format, "json"), human = glance_on(o);
+	int csv = !strcmp(o->output_format, "csv");
+	FILE *tables = human ? stdout : stderr;
+
+	fflush(stdout);
+	fflush(stderr);
+	if (json)
+		json_wrap(stdout, l->client_out, l->server_out, wf);
+	else if (csv)
+		csv_table(l->client_out, l->server_out, stdout);
+	else
+		copy_file(l->server_out, stdout);
+	if (!json && !csv && !human && !o->output)
+		kv_print(wf, stdout, "waterfall.");
+	fflush(stdout);
+	if (!human || !w) {
+		if (l->client_table)
+			copy_file(l->client_table, tables);
+		copy_file(l->server_table, tables);
+	}
+	if (w)
+		waterfall_print(w, "netstage waterfall", "= latency", tables);
+	fflush(tables);
+}
+
+/* JSON on stdout: the client's goes to a file the parent wraps. */
+static int client_to(struct local *l, struct options *o,
+		     const struct workload *wl)
+{
+	int saved, rc;
+
+	if (!l->client_out)
+		return client_run(o, wl);
+	fflush(stdout);
+	saved = dup(STDOUT_FILENO);
+	if (saved < 0 || dup2(fileno(l->client_out), STDOUT_FILENO) < 0) {
+		log_err("--local: %s", strerror(errno));
+		return EXIT_RUNTIME;
+	}
+	rc = client_run(o, wl);
+	fflush(stdout);
+	dup2(saved, STDOUT_FILENO);
+	close(saved);
+	return rc;
 }
 
 /* Fail on an unwritable output path before anything starts. */
@@ -281,7 +437,9 @@ int local_run(struct options *o, const struct workload *wl)
 {
 	struct local l = { 0 };
 	struct kv_list wf = { 0 };
+	struct waterfall *w = NULL;
 	struct tracer *both;
+	char *csv = NULL;
 	int pfd[2], port, rc, src;
 
 	if (probe_outputs(o))
@@ -291,6 +449,11 @@ int local_run(struct options *o, const struct workload *wl)
 	if (o->trace == 1 && (l.recs[0] = tmpfile()) &&
 	    (l.recs[1] = tmpfile()))
 		side_records_to(l.recs[1]);
+	if ((!strcmp(o->output_format, "json") ||
+	     !strcmp(o->output_format, "csv")) && !(l.client_out = tmpfile()))
+		l.server_out = NULL;
+	if (glance_on(o) && (l.client_table = tmpfile()))
+		side_table_to(l.client_table);
 	if (!l.server_out || !l.server_table || pipe2(pfd, O_CLOEXEC)) {
 		log_err("--local: %s", strerror(errno));
 		return EXIT_RUNTIME;
@@ -333,23 +496,27 @@ int local_run(struct options *o, const struct workload *wl)
 		free(o->host);
 		o->host = xstrdup(o->ipv6 ? "::1" : "127.0.0.1");
 		options_print(o, wl->name);
-		rc = client_run(o, wl);
+		csv = side_kv_for_csv(o);
+		rc = client_to(&l, o, wl);
+		if (csv) {
+			free(o->output_format);
+			o->output_format = csv;
+		}
 	}
 	if (rc)
 		/* The server would wait for a client that will not come. */
 		kill(l.pid, SIGTERM);
 	src = reap(l.pid);
 	server_pid = 0;
-	fflush(stdout);
-	copy_file(l.server_out, stdout);
-	/* Whole, after the client's: the two tables never interleave. */
-	fflush(stderr);
-	copy_file(l.server_table, stderr);
-	fflush(stdout);
 	if (!rc && !src && l.recs[1])
-		waterfall(&l, o, wl, &wf);
-	if (!rc && !src && l.user_json && merge_json(&l))
+		w = waterfall(&l, o, wl, &wf);
+	finish_output(&l, o, w, &wf);
+	if (!rc && !src && l.user_json && merge_json(&l, &wf))
 		rc = EXIT_RUNTIME;
+	if (w) {
+		waterfall_free(w);
+		free(w);
+	}
 	tracer_close(both);
 	local_free(&l);
 	kv_free(&wf);

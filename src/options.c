@@ -10,8 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include "common.h"
+#include "glance.h"
 #include "options.h"
 #include "stages.h"
 #include "version.h"
@@ -105,8 +107,8 @@ static const struct opt_def defs[] = {
 	  "write options and results as JSON to FILE" },
 	{ "output", 'o', T_STR, O(output), W_EVERY, NULL, 0, 0,
 	  "print only these result keys (comma-separated), no options" },
-	{ "output_format", 0, T_STR, O(output_format), W_EVERY, "kv", 0, 0,
-	  "format of -o: kv, csv or human" },
+	{ "output_format", 0, T_STR, O(output_format), W_EVERY, "auto", 0, 0,
+	  "kv, csv, human or json; auto: human on a terminal (without -o), else kv" },
 	{ "iterations", 'i', T_ITER, O(iter_min), W_ALL, "1,1", 0, 0,
 	  "MIN,MAX: repeat the test until --confidence is met (netperf -i)" },
 	{ "confidence", 0, T_CONF, O(conf_level), W_ALL, "99,5", 0, 0,
@@ -573,10 +575,17 @@ static int check_resolves(const struct options *o, const char *name,
 int options_validate(struct options *o, char *err, size_t len)
 {
 	if (strcmp(o->output_format, "kv") && strcmp(o->output_format, "csv") &&
-	    strcmp(o->output_format, "human"))
+	    strcmp(o->output_format, "human") &&
+	    strcmp(o->output_format, "json") &&
+	    strcmp(o->output_format, "auto"))
 		return fail(err, len, NULL,
-			    "option --output-format: '%s' is not kv, csv or human",
+			    "option --output-format: '%s' is not kv, csv, human, json or auto",
 			    o->output_format);
+	if (!strcmp(o->output_format, "auto")) {
+		free(o->output_format);
+		o->output_format = xstrdup(isatty(STDOUT_FILENO) &&
+					   !o->output ? "human" : "kv");
+	}
 	if (o->ipv4 && o->ipv6)
 		return fail(err, len, NULL,
 			    "options --ipv4 and --ipv6 exclude each other");
@@ -762,8 +771,11 @@ void options_print(const struct options *o, const char *workload)
 {
 	struct kv_list kv = { 0 };
 
-	/* -o: the selected results are the whole output. */
-	if (o->output && !o->dry_run)
+	/* -o: the selected results are the whole output; a person at a
+	 * terminal sees the summary (glance.h); JSON holds the options, CSV is
+	 * one table of results. */
+	if ((o->output || glance_on(o) || !strcmp(o->output_format, "json") ||
+	     !strcmp(o->output_format, "csv")) && !o->dry_run)
 		return;
 
 	kv_str(&kv, "workload", workload);

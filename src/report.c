@@ -330,9 +330,38 @@ static void select_keys(const struct kv_list *all, const char *sel,
 
 	for (tok = strtok_r(copy, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save))
-		if ((kv = find(all, tok)))
+		if ((kv = find(all, tok))) {
 			kv_str(out, kv->key, kv->text);
+			out->v[out->n - 1].type = kv->type;
+		}
 	free(copy);
+}
+
+void csv_field(FILE *f, const char *text, int not_first)
+{
+	if (not_first)
+		fputc(',', f);
+	if (!strpbrk(text, ",\"\n")) {
+		fputs(text, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *text; text++) {
+		if (*text == '"')
+			fputc('"', f);
+		fputc(*text, f);
+	}
+	fputc('"', f);
+}
+
+static void select_keys_all(const struct kv_list *all, struct kv_list *out)
+{
+	size_t i;
+
+	for (i = 0; i < all->n; i++) {
+		kv_str(out, all->v[i].key, all->v[i].text);
+		out->v[out->n - 1].type = all->v[i].type;
+	}
 }
 
 void report_print(const struct kv_list *results, const struct options *o,
@@ -341,19 +370,26 @@ void report_print(const struct kv_list *results, const struct options *o,
 	struct kv_list sel = { 0 };
 	size_t i;
 
-	if (!o->output) {
+	if (!o->output && strcmp(o->output_format, "csv")) {
 		kv_print(results, f, o->prefix);
 		return;
 	}
-	select_keys(results, o->output, &sel);
+	if (o->output)
+		select_keys(results, o->output, &sel);
+	else
+		select_keys_all(results, &sel);
 	if (!strcmp(o->output_format, "csv")) {
 		for (i = 0; i < sel.n; i++)
 			fprintf(f, "%s%s%s", i ? "," : "", o->prefix,
 				sel.v[i].key);
 		fputc('\n', f);
 		for (i = 0; i < sel.n; i++)
-			fprintf(f, "%s%s", i ? "," : "", sel.v[i].text);
+			csv_field(f, sel.v[i].text, i);
 		fputc('\n', f);
+	} else if (!strcmp(o->output_format, "json")) {
+		fputs("{\n", f);
+		kv_json_members(&sel, f, 2);
+		fputs("}\n", f);
 	} else if (!strcmp(o->output_format, "human")) {
 		for (i = 0; i < sel.n; i++)
 			fprintf(f, "%s%-32s %s\n", o->prefix, sel.v[i].key,

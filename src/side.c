@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "glance.h"
 #include "net.h"
 #include "script/script.h"
 #include "side.h"
@@ -282,6 +283,23 @@ const char *side_role(const struct side *s)
 	return s->rs.is_client ? "client" : "server";
 }
 
+/* The results on stdout: key=value lines, the summary or JSON. */
+static void print_results(struct side *s, const struct kv_list *results)
+{
+	struct kv_list opts = { 0 };
+
+	if (glance_on(s->o)) {
+		glance_side(results, s->wl->name, side_role(s), stdout);
+	} else if (!s->o->output && !strcmp(s->o->output_format, "json")) {
+		options_dump(s->o, &opts);
+		write_json(stdout, &opts, results, &s->rs, side_role(s));
+		kv_free(&opts);
+	} else {
+		report_print(results, s->o, stdout);
+	}
+	fflush(stdout);
+}
+
 int side_finish(struct side *s)
 {
 	struct kv_list results = { 0 }, opts = { 0 };
@@ -297,8 +315,7 @@ int side_finish(struct side *s)
 			"scheduled requests were never sent (%d in flight per "
 			"flow at most)", (unsigned long long)s->res.behind,
 			rr_open_inflight(&s->rs));
-	report_print(&results, s->o, stdout);
-	fflush(stdout);
+	print_results(s, &results);
 	if ((s->trace_records.f || s->rs.script) &&
 	    s->res.trace.records_offered > s->res.trace.records_kept)
 		log_err("--trace-max-records: the records are a uniform sample "
@@ -313,10 +330,12 @@ int side_finish(struct side *s)
 			s->res.last_errno ? strerror(s->res.last_errno)
 					  : "no error number");
 	if (s->rs.tracer) {
-		trace_table(&s->res.trace, table_out ? table_out : stderr,
-			    side_role(s));
+		FILE *f = table_out ? table_out
+				    : glance_on(s->o) ? stdout : stderr;
+
+		trace_table(&s->res.trace, f, side_role(s));
 		/* A --local server leaves by _exit(): no stdio flush then. */
-		fflush(table_out ? table_out : stderr);
+		fflush(f);
 		if (records_out &&
 		    trace_records_dump(records_out, s->workers, s->nworkers))
 			log_err("--local: the records for the waterfall: %s",

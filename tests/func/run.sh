@@ -345,19 +345,69 @@ t_output_selects_keys_and_format() {
 	expect_eq "$(cut -d= -f1 out | tr '\n' ' ')" \
 		"client.latency_p99_us client.throughput server.throughput " \
 		"keys in the order asked, those a side has"
-	ns tcp_rr --local -l 1 -q -o throughput,num_transactions \
+	# --local: one table, a row per side, empty where a side has no key.
+	ns tcp_rr --local -l 1 -q -o throughput,latency_p50_us \
 		--output-format=csv > out
-	expect_eq "$(sed -n 1p out)" "client.throughput,client.num_transactions" \
+	expect_eq "$(sed -n 1p out)" "side,throughput,latency_p50_us" \
 		"csv header"
-	expect_eq "$(sed -n 3p out)" "server.throughput,server.num_transactions" \
-		"server csv header"
-	python3 -c 'import sys; float(sys.argv[1].split(",")[0])' "$(sed -n 2p out)"
+	expect_eq "$(sed -n 3p out | cut -d, -f1,3)" "server," "server row"
+	python3 -c 'import sys; float(sys.argv[1].split(",")[2])' "$(sed -n 2p out)"
+	expect_eq "$(wc -l < out)" 3 "csv lines"
 	ns tcp_stream --local -l 1 -q -o throughput_Mbps --output-format=human \
 		> out
 	grep -Eq '^client.throughput_Mbps +[0-9.]+$' out
 	expect_usage_error "no result key 'thruput' in tcp_rr" tcp_rr -o thruput
-	expect_usage_error "'xml' is not kv, csv or human" tcp_rr \
+	expect_usage_error "'xml' is not kv, csv, human, json or auto" tcp_rr \
 		--output-format=xml
+	# -o as JSON: the keys with their types.
+	ns tcp_rr --local -l 1 -q -o throughput --output-format=json > out
+	python3 - out <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert set(d) == {"client", "server"}, d
+assert isinstance(d["client"]["throughput"], float), d
+EOF
+}
+
+# On a terminal the summary; piped, key=value; --output-format json and
+# csv print one document or table for both sides (issue 12).
+t_output_summary_on_a_terminal() {
+	timeout -k 5 "$BOUND" script -qec "$NETSTAGE tcp_rr --local -l 1 -q" \
+		/dev/null < /dev/null > out
+	grep -q '^netstage tcp_rr client: [0-9]* transactions, 1 flow, ' out
+	grep -Eq '^  throughput  [0-9]+ transactions/s' out
+	grep -Eq '^  latency     mean [0-9.]+ p50 [0-9.]+ .* us' out
+	grep -q '^netstage tcp_rr server: ' out
+	! grep -q '=' out || fail "key=value lines on a terminal"
+	# Asked for, kv on a terminal too.
+	timeout -k 5 "$BOUND" script -qec \
+		"$NETSTAGE tcp_rr --local -l 1 -q --output-format kv" \
+		/dev/null < /dev/null > out
+	grep -q '^client.throughput=' out
+	ns tcp_stream --local -l 1 -q --output-format human > out
+	grep -Eq '^  throughput  [0-9.]+ Mbps' out
+	grep -Eq 'MB written, [0-9.]+ MB read, 1 flow' out
+}
+
+t_output_json_and_csv_on_stdout() {
+	ns tcp_rr --local -l 1 -q --output-format json > out
+	python3 - out <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["client"]["netstage"]["role"] == "client", d.keys()
+assert d["server"]["netstage"]["role"] == "server"
+assert d["client"]["options"]["test_length"] == 1
+assert d["client"]["results"]["num_transactions"] > 0
+assert "waterfall" not in d
+EOF
+	ns tcp_rr --local -l 1 -q --output-format csv > out
+	python3 - out <<'EOF'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert [r["side"] for r in rows] == ["client", "server"], rows
+assert int(rows[0]["num_transactions"]) > 0
+assert rows[1]["latency_p50_us"] == "" and rows[0]["latency_p50_us"] != ""
+EOF
 }
 
 t_progress_lines_and_quiet() {

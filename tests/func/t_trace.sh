@@ -105,10 +105,22 @@ t_trace_local_waterfall() {
 	local wl
 
 	for wl in tcp_rr udp_rr tcp_crr; do
-		ns $wl --local -l 1 -q --trace > out 2> err
+		ns $wl --local -l 1 -q --trace --json wf.json > out 2> err
 		$CHECK_WATERFALL out err ||
 			fail "$wl: waterfall"
+		python3 - wf.json out <<'EOF'
+import json, sys
+w = json.load(open(sys.argv[1]))["waterfall"]
+kv = dict(l.rstrip("\n").split("=", 1) for l in open(sys.argv[2]))
+assert w["transactions"] == int(kv["waterfall.transactions"]), w
+assert w["server_app_p50_us"] == float(kv["waterfall.server_app_p50_us"])
+EOF
 	done
+	# The summary a terminal gets: the waterfall instead of the tables.
+	ns tcp_rr --local -l 1 -q --trace --output-format human > out 2> err
+	grep -q '^netstage waterfall: ' out
+	grep -q '^    server wakeup ' out
+	! grep -q 'stages of' out err || fail "stage tables beside the waterfall"
 	# No records, no waterfall: --trace=hist keeps none.
 	ns tcp_rr --local -l 1 -q --trace=hist > out 2> err
 	! grep -q '^waterfall\.' out || fail "hist: a waterfall"

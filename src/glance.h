@@ -1,0 +1,28 @@
+/*
+ * What a person at a terminal sees instead of the key=value lines: a
+ * few lines per side (throughput, latency, CPU, what tracing saw and
+ * cost) followed by the stage table or, under --local, the waterfall.
+ * Chosen by --output-format human without -o, which is the default
+ * when stdout is a terminal; the key=value lines stay the machine
+ * interface (docs/usage.md).
+ */
+#ifndef NETSTAGE_GLANCE_H
+#define NETSTAGE_GLANCE_H
+
+#include <stdio.h>
+#include <string.h>
+
+#include "kv.h"
+#include "options.h"
+
+/* The summary replaces the options and results on stdout. */
+static inline int glance_on(const struct options *o)
+{
+	return !o->output && !strcmp(o->output_format, "human");
+}
+
+/* A side's lines from its results; `who` is "client" or "server". */
+void glance_side(const struct kv_list *results, const char *workload,
+		 const char *who, FILE *f);
+
+#endif
