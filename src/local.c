@@ -22,6 +22,7 @@
 #include "run.h"
 #include "script/script.h"
 #include "side.h"
+#include "trace/perfetto.h"
 #include "trace/tracer.h"
 #include "trace/waterfall.h"
 #include "worker.h"
@@ -41,6 +42,7 @@ struct local {
 	FILE *client_out;	/* JSON on stdout: the client's, to wrap */
 	FILE *client_table;	/* the summary: printed if no waterfall */
 	FILE *recs[2];		/* the server's and the client's kept records */
+	char *perfetto;		/* --perfetto: the parent writes both sides */
 	pid_t pid;
 };
 
@@ -93,6 +95,8 @@ static void run_child(struct options *o, const struct workload *wl,
 		free(o->trace_records);
 		o->trace_records = p;
 	}
+	free(o->perfetto);
+	o->perfetto = NULL;
 	options_print(o, wl->name);
 	side_kv_for_csv(o);
 	rc = server_run(o, wl);
@@ -255,6 +259,7 @@ static void local_free(struct local *l)
 	free(l->client_json);
 	free(l->server_json);
 	free(l->user_json);
+	free(l->perfetto);
 	if (l->server_out)
 		fclose(l->server_out);
 	if (l->server_table)
@@ -268,11 +273,25 @@ static void local_free(struct local *l)
 			fclose(l->recs[i]);
 }
 
+/* --perfetto: both sides' records in one trace, written by the parent. */
+static int write_perfetto(const char *path, const struct waterfall *w)
+{
+	struct out_file out;
+	char err[256];
+
+	if (out_open(&out, path, err, sizeof(err)) ||
+	    perfetto_write(out.f, w->t, 2) ||
+	    out_commit(&out, err, sizeof(err))) {
+		out_abort(&out);
+		return log_err("%s", err), -1;
+	}
+	return 0;
+}
+
 /*
- * The waterfall of the two sides' records (trace/waterfall.h): the
- * server's stages inside the client's `remote`, on the clock both
- * share, and its keys in kv. NULL when nothing joined (--trace=hist
- * keeps no records).
+ * The two sides' records (trace/waterfall.h), the client's first;
+ * joined, the server's stages inside the client's `remote` on the clock
+ * both share, with the keys in kv. NULL if they could not be read.
  */
 static struct waterfall *waterfall(struct local *l, const struct options *o,
 				   const struct workload *wl,
@@ -291,16 +310,16 @@ static struct waterfall *waterfall(struct local *l, const struct options *o,
 	}
 	/* t[0] is the client: its records are recs[1]. */
 	if (waterfall_load(&w->t[0], l->recs[1]) ||
-	    waterfall_load(&w->t[1], l->recs[0]))
+	    waterfall_load(&w->t[1], l->recs[0])) {
 		log_err("--local: the records for the waterfall: %s",
 			strerror(errno));
-	else if (w->t[0].n && !waterfall_join(w, 1) && w->joined) {
-		waterfall_kv(w, "", kv);
-		return w;
+		waterfall_free(w);
+		free(w);
+		return NULL;
 	}
-	waterfall_free(w);
-	free(w);
-	return NULL;
+	if (w->t[0].n && !waterfall_join(w, 1) && w->joined)
+		waterfall_kv(w, "", kv);
+	return w;
 }
 
 /* A side's key=value lines, the "client."/"server." prefix dropped. */
@@ -376,6 +395,7 @@ static void finish_output(struct local *l, const struct options *o,
 {
 	int json = !strcmp(o->output_format, "json"), human = glance_on(o);
 	int csv = !strcmp(o->output_format, "csv");
+	int joined = w && w->joined;
 	FILE *tables = human ? stdout : stderr;
 
 	fflush(stdout);
@@ -389,12 +409,12 @@ static void finish_output(struct local *l, const struct options *o,
 	if (!json && !csv && !human && !o->output)
 		kv_print(wf, stdout, "waterfall.");
 	fflush(stdout);
-	if (!human || !w) {
+	if (!human || !joined) {
 		if (l->client_table)
 			copy_file(l->client_table, tables);
 		copy_file(l->server_table, tables);
 	}
-	if (w)
+	if (joined)
 		waterfall_print(w, "netstage waterfall", "= latency", tables);
 	fflush(tables);
 }
@@ -423,7 +443,8 @@ static int client_to(struct local *l, struct options *o,
 /* Fail on an unwritable output path before anything starts. */
 static int probe_outputs(const struct options *o)
 {
-	const char *paths[] = { o->json, o->all_samples, o->trace_records };
+	const char *paths[] = { o->json, o->all_samples, o->trace_records,
+				o->perfetto };
 	char err[256];
 	size_t i;
 
@@ -496,6 +517,8 @@ int local_run(struct options *o, const struct workload *wl)
 		free(o->host);
 		o->host = xstrdup(o->ipv6 ? "::1" : "127.0.0.1");
 		options_print(o, wl->name);
+		l.perfetto = o->perfetto;
+		o->perfetto = NULL;
 		csv = side_kv_for_csv(o);
 		rc = client_to(&l, o, wl);
 		if (csv) {
@@ -511,6 +534,8 @@ int local_run(struct options *o, const struct workload *wl)
 	if (!rc && !src && l.recs[1])
 		w = waterfall(&l, o, wl, &wf);
 	finish_output(&l, o, w, &wf);
+	if (w && l.perfetto && write_perfetto(l.perfetto, w))
+		rc = EXIT_RUNTIME;
 	if (!rc && !src && l.user_json && merge_json(&l, &wf))
 		rc = EXIT_RUNTIME;
 	if (w) {

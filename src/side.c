@@ -12,6 +12,8 @@
 #include "script/script.h"
 #include "side.h"
 #include "trace/collect.h"
+#include "trace/perfetto.h"
+#include "trace/summary.h"
 #include "trace/tracer.h"
 #include "tstamp.h"
 
@@ -72,6 +74,8 @@ int side_init(struct side *s, struct options *o, const struct workload *wl,
 		return -1;
 	if (o->trace_records &&
 	    out_open(&s->trace_records, o->trace_records, err, len))
+		return -1;
+	if (o->perfetto && out_open(&s->perfetto, o->perfetto, err, len))
 		return -1;
 	return 0;
 }
@@ -283,6 +287,17 @@ const char *side_role(const struct side *s)
 	return s->rs.is_client ? "client" : "server";
 }
 
+static int write_perfetto(struct side *s, char *err, size_t len)
+{
+	struct join_table t = { .side = trace_side(&s->rs) };
+
+	snprintf(t.name, sizeof(t.name), "%s", side_role(s));
+	trace_records_table(&t, s->workers, s->nworkers);
+	perfetto_write(s->perfetto.f, &t, 1);
+	free(t.r);
+	return out_commit(&s->perfetto, err, len);
+}
+
 /* The results on stdout: key=value lines, the summary or JSON. */
 static void print_results(struct side *s, const struct kv_list *results)
 {
@@ -347,6 +362,8 @@ int side_finish(struct side *s)
 		if (out_commit(&s->trace_records, err, sizeof(err)))
 			log_err("%s", err), rc = 1;
 	}
+	if (s->perfetto.f && write_perfetto(s, err, sizeof(err)))
+		log_err("%s", err), rc = 1;
 	if (s->samples.f) {
 		write_samples_csv(s->samples.f, s->workers, s->nworkers,
 				  &s->rs);
@@ -390,6 +407,7 @@ void side_free(struct side *s)
 	out_abort(&s->samples);
 	out_abort(&s->json);
 	out_abort(&s->trace_records);
+	out_abort(&s->perfetto);
 	kv_free(&s->extra);
 	workers_free(s->workers, s->nworkers);
 	for (i = 0; i < s->nflows; i++) {

@@ -263,6 +263,16 @@ void trace_records_csv(FILE *f, struct worker *w, int n, enum ns_side side)
 	}
 }
 
+static void to_join_rec(struct join_rec *jr, const struct trace_rec *tr)
+{
+	memset(jr, 0, sizeof(*jr));
+	jr->port = tr->port;
+	jr->next_port = tr->next_port;
+	jr->flow_id = tr->flow_id;
+	jr->seq = tr->seq;
+	memcpy(jr->b, tr->b, sizeof(jr->b));
+}
+
 int trace_records_dump(FILE *f, struct worker *w, int n)
 {
 	struct join_rec jr;
@@ -273,17 +283,24 @@ int trace_records_dump(FILE *f, struct worker *w, int n)
 		struct trace_worker *tw = w[i].tw;
 
 		for (r = 0; tw && r < tw->nrecs; r++) {
-			const struct trace_rec *tr = &tw->recs[r];
-
-			memset(&jr, 0, sizeof(jr));
-			jr.port = tr->port;
-			jr.next_port = tr->next_port;
-			jr.flow_id = tr->flow_id;
-			jr.seq = tr->seq;
-			memcpy(jr.b, tr->b, sizeof(jr.b));
+			to_join_rec(&jr, &tw->recs[r]);
 			if (fwrite(&jr, sizeof(jr), 1, f) != 1)
 				return -1;
 		}
 	}
 	return fflush(f) ? -1 : 0;
+}
+
+void trace_records_table(struct join_table *t, struct worker *w, int n)
+{
+	long r, k = 0;
+	int i;
+
+	for (i = 0; i < n; i++)
+		k += w[i].tw ? w[i].tw->nrecs : 0;
+	t->r = xcalloc(k ? k : 1, sizeof(*t->r));
+	t->n = 0;
+	for (i = 0; i < n; i++)
+		for (r = 0; w[i].tw && r < w[i].tw->nrecs; r++)
+			to_join_rec(&t->r[t->n++], &w[i].tw->recs[r]);
 }

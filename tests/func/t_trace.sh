@@ -3,6 +3,7 @@
 
 CHECK_TRACE="python3 $(pwd)/tests/func/check_trace.py"
 CHECK_WATERFALL="python3 $(pwd)/tests/func/check_waterfall.py"
+CHECK_PERFETTO="python3 $(pwd)/tests/func/check_perfetto.py"
 
 # Every transaction either traced or counted incomplete, and few of the
 # latter: on a quiet machine a handful in tens of thousands.
@@ -124,6 +125,22 @@ EOF
 	# No records, no waterfall: --trace=hist keeps none.
 	ns tcp_rr --local -l 1 -q --trace=hist > out 2> err
 	! grep -q '^waterfall\.' out || fail "hist: a waterfall"
+}
+
+# --perfetto: the kept records as a Chrome / Perfetto trace, each slice
+# its record's stage to the ns, no two transactions of a track
+# overlapping (issue 12).
+t_trace_perfetto() {
+	need_root
+	local a
+
+	for a in "tcp_rr --burst 3" "udp_rr" "tcp_crr -F 2"; do
+		ns $a --local -l 1 -q --trace --perfetto p.json \
+			--trace-records tr.csv > out 2> err
+		$CHECK_PERFETTO p.json tr.csv tr.server.csv || fail "$a"
+	done
+	expect_usage_error "option --perfetto: needs --trace (records)" \
+		tcp_rr --local --perfetto p.json --trace=hist
 }
 
 t_trace_stage_columns_in_samples_csv() {

@@ -1,0 +1,179 @@
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "../common.h"
+#include "merge.h"
+#include "perfetto.h"
+
+/* The earliest boundary of every record: the trace's time zero. */
+static uint64_t base_of(const struct join_table *t, int n)
+{
+	uint64_t base = UINT64_MAX;
+	long r;
+	int i, b;
+
+	for (i = 0; i < n; i++)
+		for (r = 0; r < t[i].n; r++)
+			for (b = 0; b < NS_B_COUNT; b++)
+				if (t[i].r[r].b[b] && t[i].r[r].b[b] < base)
+					base = t[i].r[r].b[b];
+	return base == UINT64_MAX ? 0 : base;
+}
+
+/* ns as us with every digit: a slice's figures are its record's. */
+static void us(FILE *f, const char *name, uint64_t ns)
+{
+	fprintf(f, "\"%s\":%" PRIu64 ".%03u", name, ns / 1000,
+		(unsigned)(ns % 1000));
+}
+
+static void slice(FILE *f, const char *name, int pid, long tid,
+		  uint64_t from, uint64_t to, uint64_t base,
+		  const struct join_rec *r)
+{
+	fprintf(f, ",\n{\"name\":\"%s\",\"ph\":\"X\",\"pid\":%d,\"tid\":%ld,",
+		name, pid, tid);
+	us(f, "ts", from - base);
+	fputc(',', f);
+	us(f, "dur", to - from);
+	/* Its stages are inside it: the transaction's slice names it. */
+	if (r)
+		fprintf(f, ",\"args\":{\"flow\":%u,\"seq\":%" PRIu64
+			",\"port\":%u}", r->flow_id, r->seq, r->port);
+	fputc('}', f);
+}
+
+/* One record: the transaction's slice, then its stages inside it. */
+static void transaction(FILE *f, const struct join_table *t, int pid,
+			long tid, const struct join_rec *r, uint64_t base)
+{
+	const struct stage_def *d = stage_defs(t->side);
+	int i, n = stage_count(t->side);
+
+	slice(f, "transaction", pid, tid, r->b[d[0].from], r->b[d[n - 1].to],
+	      base, r);
+	for (i = 0; i < n; i++)
+		slice(f, d[i].name, pid, tid, r->b[d[i].from], r->b[d[i].to],
+		      base, NULL);
+}
+
+/*
+ * Tracks: a viewer nests the slices of a thread by time, so no two
+ * transactions of a track may overlap. Those of a flow do when several
+ * requests are in flight (--burst, --rate), and a server's by a little
+ * (it stamps APP_DONE after its send returns, by when the client may
+ * have sent the next request); a tcp_crr server's flow is a connection.
+ * Each flow (every connection of a tcp_crr server together) gets as
+ * many tracks as it needs: a record takes the first of its flow's
+ * tracks free at its start.
+ */
+struct placing {
+	const struct join_table *t;
+	uint64_t first, last;	/* the side's span boundaries */
+	int one_group;		/* tcp_crr server */
+};
+
+static const struct placing *sort_ctx;
+
+static uint64_t start_of(const struct placing *p, long i)
+{
+	return p->t->r[i].b[p->first];
+}
+
+static uint32_t group_of(const struct placing *p, long i)
+{
+	return p->one_group ? 0 : p->t->r[i].flow_id;
+}
+
+static int by_group_start(const void *a, const void *b)
+{
+	long x = *(const long *)a, y = *(const long *)b;
+	uint32_t gx = group_of(sort_ctx, x), gy = group_of(sort_ctx, y);
+	uint64_t sx = start_of(sort_ctx, x), sy = start_of(sort_ctx, y);
+
+	if (gx != gy)
+		return gx < gy ? -1 : 1;
+	return sx < sy ? -1 : sx > sy;
+}
+
+static void name_track(FILE *f, int pid, long tid, const char *side,
+		       const struct placing *p, uint32_t group, int lane)
+{
+	fprintf(f, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,"
+		"\"tid\":%ld,\"args\":{\"name\":\"%s ", pid, tid, side);
+	if (p->one_group)
+		fprintf(f, "connections");
+	else
+		fprintf(f, "flow %u", group);
+	if (lane)
+		fprintf(f, " (%d)", lane + 1);
+	fputs("\"}}", f);
+}
+
+/* Each record's track in tid[]; names the tracks as it makes them. */
+static void place(FILE *f, const struct placing *p, int pid, long *tid)
+{
+	long n = p->t->n, i, *ord = xcalloc(n ? n : 1, sizeof(*ord));
+	uint64_t *end = NULL;
+	long next_tid = 1, lane0 = 0;
+	int lanes = 0, cap = 0, k;
+
+	for (i = 0; i < n; i++)
+		ord[i] = i;
+	sort_ctx = p;
+	qsort(ord, n, sizeof(*ord), by_group_start);
+	for (i = 0; i < n; i++) {
+		const struct join_rec *r = &p->t->r[ord[i]];
+
+		if (!i || group_of(p, ord[i]) != group_of(p, ord[i - 1]))
+			lanes = 0;	/* a new flow: its tracks from here */
+		for (k = 0; k < lanes && end[k] > r->b[p->first]; k++)
+			;
+		if (k == lanes) {
+			if (lanes == cap) {
+				cap = cap ? 2 * cap : 8;
+				end = xrealloc(end, cap, sizeof(*end));
+			}
+			if (!k)
+				lane0 = next_tid;
+			name_track(f, pid, next_tid++, p->t->name, p,
+				   group_of(p, ord[i]), k);
+			lanes++;
+		}
+		end[k] = r->b[p->last];
+		tid[ord[i]] = lane0 + k;
+	}
+	free(ord);
+	free(end);
+}
+
+int perfetto_write(FILE *f, const struct join_table *t, int n)
+{
+	uint64_t base = base_of(t, n);
+	long r, *tid;
+	int i;
+
+	fprintf(f, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"clock\":"
+		"\"CLOCK_MONOTONIC\",\"zero_ns\":%" PRIu64 "},\n"
+		"\"traceEvents\":[", base);
+	for (i = 0; i < n; i++) {
+		const struct stage_def *d = stage_defs(t[i].side);
+		struct placing p = {
+			.t = &t[i], .first = d[0].from,
+			.last = d[stage_count(t[i].side) - 1].to,
+			.one_group = NS_IS_SERVER(t[i].side) &&
+				     NS_IS_CRR(t[i].side),
+		};
+
+		fprintf(f, "%s\n{\"name\":\"process_name\",\"ph\":\"M\","
+			"\"pid\":%d,\"tid\":0,\"args\":{\"name\":\"%s\"}}",
+			i ? "," : "", i + 1, t[i].name);
+		tid = xcalloc(t[i].n ? t[i].n : 1, sizeof(*tid));
+		place(f, &p, i + 1, tid);
+		for (r = 0; r < t[i].n; r++)
+			transaction(f, &t[i], i + 1, tid[r], &t[i].r[r], base);
+		free(tid);
+	}
+	fputs("\n]}\n", f);
+	return ferror(f) ? -1 : 0;
+}

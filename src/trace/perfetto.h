@@ -1,0 +1,22 @@
+/*
+ * Kept transactions as a Chrome / Perfetto trace (the Trace Event
+ * Format's JSON, which ui.perfetto.dev and chrome://tracing load): a
+ * process per side, thread tracks per flow (as many as its transactions
+ * need not to overlap), a slice per transaction with a slice per stage
+ * inside it, on the CLOCK_MONOTONIC both sides share, in us
+ * from the earliest boundary of the file.
+ */
+#ifndef NETSTAGE_TRACE_PERFETTO_H
+#define NETSTAGE_TRACE_PERFETTO_H
+
+#include <stdio.h>
+
+#include "join.h"
+
+/*
+ * n sides' records (t[i].name names the process, t[i].side gives the
+ * stages). 0, or -1 if writing failed.
+ */
+int perfetto_write(FILE *f, const struct join_table *t, int n);
+
+#endif
