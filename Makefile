@@ -91,13 +91,22 @@ FORCE:
 $(BUILD)/src/main.o $(BUILD)/src/options.o $(BUILD)/src/report.o: \
 	$(BUILD)/version.h
 
-# The Lua prelude, as C string literals the engine includes.
+$(BUILD)/src/script/engine.o: $(BUILD)/lua/prelude.inc
+
+# Text as C string literals a source includes: the Lua prelude, the
+# HTML report's script and style.
+INCS := $(BUILD)/lua/prelude.inc $(BUILD)/html/report_js.inc \
+	$(BUILD)/html/report_css.inc
 $(BUILD)/lua/prelude.inc: lua/prelude.lua
+$(BUILD)/html/report_js.inc: src/html/report.js
+$(BUILD)/html/report_css.inc: src/html/report.css
+$(INCS):
 	@mkdir -p $(@D)
 	$(call msg,GEN,$@)sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' \
 		-e 's/^/"/' -e 's/$$/\\n"/' $< > $@
 
-$(BUILD)/src/script/engine.o: $(BUILD)/lua/prelude.inc
+$(BUILD)/src/html_report.o: $(BUILD)/html/report_js.inc \
+	$(BUILD)/html/report_css.inc $(BUILD)/version.h
 
 $(BUILD)/netstage: $(OBJS)
 	$(call msg,LINK,$@)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)

@@ -83,7 +83,8 @@ void json_string(FILE *f, const char *s)
 	for (; *p; p++) {
 		if (*p == '"' || *p == '\\')
 			fprintf(f, "\\%c", *p);
-		else if (*p < 0x20)
+		else if (*p < 0x20 || *p == '<' || *p == '>' || *p == '&')
+			/* <>& too: the text may sit in an HTML <script>. */
 			fprintf(f, "\\u%04x", *p);
 		else
 			fputc(*p, f);

@@ -18,6 +18,7 @@
 
 #include "common.h"
 #include "glance.h"
+#include "html_report.h"
 #include "report.h"
 #include "run.h"
 #include "script/script.h"
@@ -43,6 +44,7 @@ struct local {
 	FILE *client_table;	/* the summary: printed if no waterfall */
 	FILE *recs[2];		/* the server's and the client's kept records */
 	char *perfetto;		/* --perfetto: the parent writes both sides */
+	char *report;		/* --report: the same */
 	pid_t pid;
 };
 
@@ -96,7 +98,8 @@ static void run_child(struct options *o, const struct workload *wl,
 		o->trace_records = p;
 	}
 	free(o->perfetto);
-	o->perfetto = NULL;
+	free(o->report);
+	o->perfetto = o->report = NULL;
 	options_print(o, wl->name);
 	side_kv_for_csv(o);
 	rc = server_run(o, wl);
@@ -260,6 +263,7 @@ static void local_free(struct local *l)
 	free(l->server_json);
 	free(l->user_json);
 	free(l->perfetto);
+	free(l->report);
 	if (l->server_out)
 		fclose(l->server_out);
 	if (l->server_table)
@@ -273,19 +277,63 @@ static void local_free(struct local *l)
 			fclose(l->recs[i]);
 }
 
-/* --perfetto: both sides' records in one trace, written by the parent. */
-static int write_perfetto(const char *path, const struct waterfall *w)
+struct report_args {
+	const struct waterfall *w;
+	const struct html_meta *m;
+};
+
+static void fill_perfetto(FILE *f, const void *arg)
 {
-	struct out_file out;
+	const struct report_args *a = arg;
+
+	perfetto_write(f, a->w->t, a->w->n);
+}
+
+static void fill_report(FILE *f, const void *arg)
+{
+	const struct report_args *a = arg;
+
+	html_report_write(f, a->w, a->m);
+}
+
+/* path written by fill, whole or not at all (outfile.h). */
+static int write_whole(const char *path,
+		       void (*fill)(FILE *f, const void *arg), const void *arg)
+{
+	struct out_file out = { 0 };
 	char err[256];
 
-	if (out_open(&out, path, err, sizeof(err)) ||
-	    perfetto_write(out.f, w->t, 2) ||
-	    out_commit(&out, err, sizeof(err))) {
-		out_abort(&out);
+	if (out_open(&out, path, err, sizeof(err)))
 		return log_err("%s", err), -1;
-	}
+	fill(out.f, arg);
+	if (out_commit(&out, err, sizeof(err)))
+		return log_err("%s", err), -1;
 	return 0;
+}
+
+/*
+ * --perfetto and --report: both sides' records, which only the parent
+ * has, in one file each.
+ */
+static int write_files(const struct local *l, const struct waterfall *w,
+		       const struct options *o, const struct workload *wl,
+		       struct tracer *both)
+{
+	struct kv_list opts = { 0 };
+	struct html_meta m = {
+		.workload = wl->name, .interval_s = o->interval,
+		.hooks = both ? tracer_hooks(both) : NULL, .options = &opts,
+	};
+	struct report_args a = { w, &m };
+	int rc = 0;
+
+	if (l->perfetto && write_whole(l->perfetto, fill_perfetto, &a))
+		rc = -1;
+	options_dump(o, &opts);
+	if (l->report && write_whole(l->report, fill_report, &a))
+		rc = -1;
+	kv_free(&opts);
+	return rc;
 }
 
 /*
@@ -302,6 +350,7 @@ static struct waterfall *waterfall(struct local *l, const struct options *o,
 	int i;
 
 	w->n = 2;
+	w->keep = l->report != NULL;
 	for (i = 0; i < 2; i++) {
 		rs.is_client = !i;
 		w->t[i].side = trace_side(&rs);
@@ -444,7 +493,7 @@ static int client_to(struct local *l, struct options *o,
 static int probe_outputs(const struct options *o)
 {
 	const char *paths[] = { o->json, o->all_samples, o->trace_records,
-				o->perfetto };
+				o->perfetto, o->report };
 	char err[256];
 	size_t i;
 
@@ -518,7 +567,8 @@ int local_run(struct options *o, const struct workload *wl)
 		o->host = xstrdup(o->ipv6 ? "::1" : "127.0.0.1");
 		options_print(o, wl->name);
 		l.perfetto = o->perfetto;
-		o->perfetto = NULL;
+		l.report = o->report;
+		o->perfetto = o->report = NULL;
 		csv = side_kv_for_csv(o);
 		rc = client_to(&l, o, wl);
 		if (csv) {
@@ -534,8 +584,12 @@ int local_run(struct options *o, const struct workload *wl)
 	if (!rc && !src && l.recs[1])
 		w = waterfall(&l, o, wl, &wf);
 	finish_output(&l, o, w, &wf);
-	if (w && l.perfetto && write_perfetto(l.perfetto, w))
+	if (w && write_files(&l, w, o, wl, both))
 		rc = EXIT_RUNTIME;
+	else if (!w && !rc && !src && (l.perfetto || l.report)) {
+		log_err("--local: no records joined for --perfetto/--report");
+		rc = EXIT_RUNTIME;
+	}
 	if (!rc && !src && l.user_json && merge_json(&l, &wf))
 		rc = EXIT_RUNTIME;
 	if (w) {

@@ -168,6 +168,8 @@ static const struct opt_def defs[] = {
 	  "time each transaction by kernel stage (eBPF): records, or hist (cheaper, kernel stages only)" },
 	{ "trace_records", 0, T_STR, O(trace_records), W_RR | W_OBSERVE, NULL, 0, 0,
 	  "write every traced transaction's boundaries (CSV) to FILE" },
+	{ "report", 0, T_STR, O(report), W_RR, NULL, 0, 0,
+	  "write an HTML report of the traced run (waterfall, histograms, time, slowest) to FILE" },
 	{ "perfetto", 0, T_STR, O(perfetto), W_RR, NULL, 0, 0,
 	  "write the kept traced transactions as a Perfetto / Chrome trace (JSON) to FILE" },
 	{ "trace_max_records", 0, T_INT, O(trace_max_records), W_RR | W_OBSERVE,
@@ -678,6 +680,9 @@ int options_validate(struct options *o, char *err, size_t len)
 	if (o->trace_records && o->trace != 1)
 		return fail(err, len, NULL,
 			    "option --trace-records: needs --trace (records)");
+	if (o->report && o->trace != 1)
+		return fail(err, len, NULL,
+			    "option --report: needs --trace (records)");
 	if (o->perfetto && o->trace != 1)
 		return fail(err, len, NULL,
 			    "option --perfetto: needs --trace (records)");

@@ -8,6 +8,7 @@
 
 #include "common.h"
 #include "glance.h"
+#include "html_report.h"
 #include "net.h"
 #include "script/script.h"
 #include "side.h"
@@ -76,6 +77,8 @@ int side_init(struct side *s, struct options *o, const struct workload *wl,
 	    out_open(&s->trace_records, o->trace_records, err, len))
 		return -1;
 	if (o->perfetto && out_open(&s->perfetto, o->perfetto, err, len))
+		return -1;
+	if (o->report && out_open(&s->report, o->report, err, len))
 		return -1;
 	return 0;
 }
@@ -298,6 +301,34 @@ static int write_perfetto(struct side *s, char *err, size_t len)
 	return out_commit(&s->perfetto, err, len);
 }
 
+/* The report of one side: its own stages, from its kept records. */
+static int write_report(struct side *s, char *err, size_t len)
+{
+	struct waterfall *w = xcalloc(1, sizeof(*w));
+	struct kv_list opts = { 0 };
+	struct html_meta m = {
+		.workload = s->wl->name, .interval_s = s->o->interval,
+		.hooks = s->rs.tracer ? tracer_hooks(s->rs.tracer) : NULL,
+		.options = &opts,
+	};
+	int rc;
+
+	w->n = 1;
+	w->keep = 1;
+	w->t[0].side = trace_side(&s->rs);
+	snprintf(w->t[0].name, sizeof(w->t[0].name), "%s", side_role(s));
+	trace_records_table(&w->t[0], s->workers, s->nworkers);
+	join_sort(&w->t[0]);
+	options_dump(s->o, &opts);
+	waterfall_join(w, 1);
+	html_report_write(s->report.f, w, &m);
+	rc = out_commit(&s->report, err, len);
+	waterfall_free(w);
+	free(w);
+	kv_free(&opts);
+	return rc;
+}
+
 /* The results on stdout: key=value lines, the summary or JSON. */
 static void print_results(struct side *s, const struct kv_list *results)
 {
@@ -364,6 +395,8 @@ int side_finish(struct side *s)
 	}
 	if (s->perfetto.f && write_perfetto(s, err, sizeof(err)))
 		log_err("%s", err), rc = 1;
+	if (s->report.f && write_report(s, err, sizeof(err)))
+		log_err("%s", err), rc = 1;
 	if (s->samples.f) {
 		write_samples_csv(s->samples.f, s->workers, s->nworkers,
 				  &s->rs);
@@ -408,6 +441,7 @@ void side_free(struct side *s)
 	out_abort(&s->json);
 	out_abort(&s->trace_records);
 	out_abort(&s->perfetto);
+	out_abort(&s->report);
 	kv_free(&s->extra);
 	workers_free(s->workers, s->nworkers);
 	for (i = 0; i < s->nflows; i++) {

@@ -29,6 +29,7 @@ struct side {
 	struct out_file json;
 	struct out_file trace_records;
 	struct out_file perfetto;
+	struct out_file report;
 	char trace_off[256];	/* --trace asked, and why it is off */
 	struct kv_list extra;	/* keys the caller adds after the results */
 };

@@ -99,17 +99,18 @@ int join_plan_nested(const struct join_table *t, int n, struct join_plan *p)
 	const struct stage_def *d = stage_defs(t[0].side);
 	int i, split = 0;
 
-	if (n < 2 || n > JOIN_MAX_HOPS)
+	if (n < 1 || n > JOIN_MAX_HOPS)
 		return -1;
 	p->nrows = 0;
 	for (i = 0; i < stage_count(t[0].side); i++) {
 		add(p, 0, 0, d[i].from, 0, d[i].to, d[i].name, NULL);
-		if (d[i].from == NS_B_DEV_XMIT && d[i].to == NS_B_NETIF_RX) {
+		if (n > 1 && d[i].from == NS_B_DEV_XMIT &&
+		    d[i].to == NS_B_NETIF_RX) {
 			path_rows(t, n, 1, p);
 			split = 1;
 		}
 	}
-	return split ? 0 : -1;
+	return split || n == 1 ? 0 : -1;
 }
 
 /*

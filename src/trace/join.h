@@ -74,6 +74,7 @@ int join_plan(const struct join_table *t, int n, struct join_plan *p);
  * The same path with the client's own stages as rows, its `remote`
  * split (depth 1) into the wire legs and the hops' stages: the
  * waterfall of --local. -1 also if the client side has no `remote`.
+ * With n = 1, t[0]'s stages alone (any side: a report of one side).
  */
 int join_plan_nested(const struct join_table *t, int n, struct join_plan *p);
 

@@ -37,6 +37,24 @@ static void records_header(const struct waterfall *w)
 	fputs(",latency\n", w->records);
 }
 
+static void keep(struct waterfall *w, const struct join_rec **chain)
+{
+	const struct stage_def *d = stage_defs(w->t[0].side);
+	long stride = w->plan.nrows + WATERFALL_KEPT_HEAD;
+	uint64_t *v;
+	int i;
+
+	if (!w->kept)
+		w->kept = xcalloc(w->t[0].n * stride, sizeof(*w->kept));
+	v = w->kept + w->nkept++ * stride;
+	v[0] = chain[0]->b[d[0].from];
+	v[1] = span(w, chain[0]);
+	v[2] = chain[0]->flow_id;
+	v[3] = chain[0]->seq;
+	for (i = 0; i < w->plan.nrows; i++)
+		v[WATERFALL_KEPT_HEAD + i] = join_row_ns(&w->plan, i, chain);
+}
+
 int waterfall_join(struct waterfall *w, int nested)
 {
 	const struct join_rec *chain[JOIN_MAX_HOPS];
@@ -66,6 +84,8 @@ int waterfall_join(struct waterfall *w, int nested)
 		hist_add(&w->total, span(w, c));
 		if (w->records)
 			record_row(w, chain);
+		if (w->keep)
+			keep(w, chain);
 	}
 	return 0;
 }
@@ -155,7 +175,9 @@ void waterfall_free(struct waterfall *w)
 	for (i = 0; i < w->n; i++)
 		free(w->t[i].r);
 	free(w->row);
+	free(w->kept);
 	w->row = NULL;
+	w->kept = NULL;
 }
 
 int waterfall_load(struct join_table *t, FILE *f)

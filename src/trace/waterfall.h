@@ -24,12 +24,29 @@ struct waterfall {
 	uint64_t joined, by_result[JOIN_DISORDER + 1];
 	uint64_t at_hop[JOIN_MAX_HOPS];
 	FILE *records;		/* a CSV row per joined transaction, or NULL */
+	/*
+	 * keep: each joined transaction's figures, for a report: start
+	 * (its client's first boundary, ns), latency (ns), flow, sequence
+	 * number, then a duration per row (ns): WATERFALL_KEPT_HEAD + nrows.
+	 */
+	int keep;
+	uint64_t *kept;
+	long nkept;
 };
+
+#define WATERFALL_KEPT_HEAD 4
+
+/* The kept values of joined transaction i (keep set). */
+static inline const uint64_t *waterfall_kept(const struct waterfall *w,
+					      long i)
+{
+	return w->kept + i * (w->plan.nrows + WATERFALL_KEPT_HEAD);
+}
 
 /*
  * Join every client record of the w->n tables (sorted, named) along
- * the plan join_plan() or, nested, join_plan_nested() makes. -1 if
- * there is no such plan.
+ * the plan join_plan() or, nested, join_plan_nested() makes (n = 1:
+ * one side's own stages). -1 if there is no such plan.
  */
 int waterfall_join(struct waterfall *w, int nested);
 

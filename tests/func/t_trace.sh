@@ -4,6 +4,7 @@
 CHECK_TRACE="python3 $(pwd)/tests/func/check_trace.py"
 CHECK_WATERFALL="python3 $(pwd)/tests/func/check_waterfall.py"
 CHECK_PERFETTO="python3 $(pwd)/tests/func/check_perfetto.py"
+CHECK_REPORT="python3 $(pwd)/tests/func/check_report.py"
 
 # Every transaction either traced or counted incomplete, and few of the
 # latter: on a quiet machine a handful in tens of thousands.
@@ -141,6 +142,43 @@ t_trace_perfetto() {
 	done
 	expect_usage_error "option --perfetto: needs --trace (records)" \
 		tcp_rr --local --perfetto p.json --trace=hist
+}
+
+# render_report PAGE: headless Chromium's DOM of it, once its script ran.
+render_report() {
+	! grep -Eq '(src|href)="?(https?:)?//' "$1" ||
+		fail "$1 fetches something"
+	timeout -k 5 60 chromium --headless --no-sandbox --disable-gpu \
+		--user-data-dir="$PWD/chromium" --dump-dom "file://$PWD/$1" \
+		> dom.html 2> /dev/null
+}
+
+# --report: one self-contained page that headless Chromium renders
+# without a script error, every stage in it (issue 12).
+t_trace_html_report() {
+	need_root
+	local a
+
+	command -v chromium > /dev/null || { echo "no chromium"; exit "$SKIP"; }
+	for a in "tcp_rr --local" "udp_rr --local" "tcp_crr --local"; do
+		ns $a -l 2 -q --trace --report r.html --output-format kv \
+			> out 2> err
+		render_report r.html
+		$CHECK_REPORT dom.html err || fail "$a: report"
+	done
+	# One side: its own stages.
+	start_server tcp_rr --trace --report s.html
+	ns tcp_rr -c -H 127.0.0.1 -C "$CPORT" -l 1 -q --trace --report c.html \
+		> out 2> err
+	# The server writes it when its test ends, renamed into place whole.
+	for _ in $(seq 100); do [ -e s.html ] && break; sleep 0.1; done
+	stop_server
+	render_report c.html
+	$CHECK_REPORT dom.html 8 || fail "client report"
+	render_report s.html
+	$CHECK_REPORT dom.html 8 || fail "server report"
+	expect_usage_error "option --report: needs --trace (records)" \
+		tcp_rr --local --report r.html
 }
 
 t_trace_stage_columns_in_samples_csv() {

@@ -254,6 +254,11 @@ static void t_nested_plan_splits_remote(void **state)
 	assert_int_equal(join_row_ns(&p, 11, chain), 1000);	/* and back */
 	/* A server (its side) with no remote to split is no plan. */
 	assert_int_equal(join_plan_nested(&t[1], 2, &p), -1);
+	/* One side alone: its stages, which join to its own span. */
+	assert_int_equal(join_plan_nested(&t[1], 1, &p), 0);
+	assert_int_equal(p.nrows, 8);
+	assert_string_equal(p.row[7].name, "send_return");
+	assert_int_equal(join_one(&t[1], 1, &s, &p, chain, &hop), JOIN_OK);
 }
 
 /* tcp_crr's server chain starts at the handshake: from the arrival, one
