@@ -45,6 +45,7 @@ struct local {
 	FILE *recs[2];		/* the server's and the client's kept records */
 	char *perfetto;		/* --perfetto: the parent writes both sides */
 	char *report;		/* --report: the same */
+	FILE *peer;		/* --script: the server's keys, for r.peer */
 	pid_t pid;
 };
 
@@ -70,6 +71,7 @@ static void run_child(struct options *o, const struct workload *wl,
 	dup2(fileno(l->server_out), STDOUT_FILENO);
 	side_table_to(l->server_table);
 	side_records_to(l->recs[0]);
+	side_results_to(l->peer);
 	o->client = 0;
 	o->local = 0;
 	o->enable_write = 0;
@@ -270,6 +272,8 @@ static void local_free(struct local *l)
 		fclose(l->server_table);
 	if (l->client_out)
 		fclose(l->client_out);
+	if (l->peer)
+		fclose(l->peer);
 	if (l->client_table)
 		fclose(l->client_table);
 	for (int i = 0; i < 2; i++)
@@ -371,6 +375,19 @@ static struct waterfall *waterfall(struct local *l, const struct options *o,
 	return w;
 }
 
+/* A value's type back from its text: what JSON and Lua make of it. */
+static enum kv_type kv_type_of(const char *text)
+{
+	char *end;
+
+	if (!*text)
+		return KV_STR;
+	strtod(text, &end);
+	if (*end && strcmp(text, "nan"))
+		return KV_STR;
+	return strpbrk(text, ".en") ? KV_NUM : KV_INT;
+}
+
 /* A side's key=value lines, the "client."/"server." prefix dropped. */
 static void read_kv(FILE *f, struct kv_list *kv)
 {
@@ -386,6 +403,7 @@ static void read_kv(FILE *f, struct kv_list *kv)
 			continue;
 		*eq = '\0';
 		kv_str(kv, dot + 1, eq + 1);
+		kv->v[kv->n - 1].type = kv_type_of(eq + 1);
 	}
 	free(line);
 }
@@ -398,6 +416,17 @@ static const char *lookup(const struct kv_list *kv, const char *key)
 		if (!strcmp(kv->v[i].key, key))
 			return kv->v[i].text;
 	return NULL;
+}
+
+/* --script: run()'s result gets the server's keys as r.peer. */
+static void keep_peer(FILE *f)
+{
+	struct kv_list kv = { 0 };
+
+	read_kv(f, &kv);
+	if (kv.n)
+		script_keep_peer(script_current(), &kv);
+	kv_free(&kv);
 }
 
 /*
@@ -524,6 +553,8 @@ int local_run(struct options *o, const struct workload *wl)
 		l.server_out = NULL;
 	if (glance_on(o) && (l.client_table = tmpfile()))
 		side_table_to(l.client_table);
+	if (script_current())
+		l.peer = tmpfile();
 	if (!l.server_out || !l.server_table || pipe2(pfd, O_CLOEXEC)) {
 		log_err("--local: %s", strerror(errno));
 		return EXIT_RUNTIME;
@@ -581,6 +612,8 @@ int local_run(struct options *o, const struct workload *wl)
 		kill(l.pid, SIGTERM);
 	src = reap(l.pid);
 	server_pid = 0;
+	if (l.peer)
+		keep_peer(l.peer);
 	if (!rc && !src && l.recs[1])
 		w = waterfall(&l, o, wl, &wf);
 	finish_output(&l, o, w, &wf);

@@ -120,6 +120,14 @@ void side_table_to(FILE *f)
 	table_out = f;
 }
 
+/* Where the result keys go too, for a --local script's r.peer (or NULL). */
+static FILE *results_out;
+
+void side_results_to(FILE *f)
+{
+	results_out = f;
+}
+
 /* Where the kept records are dumped for --local's waterfall (or NULL). */
 static FILE *records_out;
 
@@ -254,6 +262,7 @@ void side_keep_records(struct side *s)
 {
 	struct trace_worker **tw;
 	struct trace_summary *ts = &s->res.trace;
+	long j;
 	int i;
 
 	if (!s->rs.tracer || s->rs.trace_hist)
@@ -264,7 +273,10 @@ void side_keep_records(struct side *s)
 	ts->records_offered = trace_keep(tw, s->nworkers,
 					 s->o->trace_max_records);
 	for (i = 0; i < s->nworkers; i++)
-		ts->records_kept += tw[i] ? tw[i]->nrecs : 0;
+		for (j = 0; tw[i] && j < tw[i]->nrecs; j++) {
+			ts->records_kept++;
+			ts->records_slowest += tw[i]->recs[j].slowest;
+		}
 	free(tw);
 }
 
@@ -362,13 +374,19 @@ int side_finish(struct side *s)
 			"flow at most)", (unsigned long long)s->res.behind,
 			rr_open_inflight(&s->rs));
 	print_results(s, &results);
+	if (results_out) {
+		kv_print(&results, results_out, s->o->prefix);
+		fflush(results_out);
+	}
 	if ((s->trace_records.f || s->rs.script) &&
 	    s->res.trace.records_offered > s->res.trace.records_kept)
-		log_err("--trace-max-records: the records are a uniform sample "
-			"of %llu of %llu traced transactions (the stage keys "
-			"and histograms count every one)",
+		log_err("--trace-max-records: the records are %llu of %llu "
+			"traced transactions: the %llu slowest and a uniform "
+			"sample of the rest (the stage keys and histograms "
+			"count every one)",
 			(unsigned long long)s->res.trace.records_kept,
-			(unsigned long long)s->res.trace.records_offered);
+			(unsigned long long)s->res.trace.records_offered,
+			(unsigned long long)s->res.trace.records_slowest);
 	/* Counted in io_errors; said, so that failing sends are not silent. */
 	if (s->res.errors)
 		log_err("%llu socket calls failed (io_errors), the last with: %s",

@@ -36,6 +36,12 @@ struct kept {
 	long nrec[NS_MAX_RINGS];
 	int nworkers;
 	long nrecs;			/* in all */
+	uint64_t t_start;		/* the test's start: rec.t is from it */
+	struct interval_sum *iv;	/* r.intervals */
+	long niv;
+	int iv_lat;			/* they have latency percentiles */
+	int has_peer;			/* --local: the server's keys */
+	struct kv_list peer;
 };
 
 struct lrec {
@@ -48,6 +54,8 @@ void results_free(struct kept *k)
 	if (!k)
 		return;
 	kv_free(&k->keys);
+	kv_free(&k->peer);
+	free(k->iv);
 	for (int i = 0; i < k->nworkers; i++)
 		free(k->recs[i]);
 	free(k);
@@ -70,23 +78,32 @@ static void keep_records(struct kept *k, struct worker *w, int n)
 	k->nworkers = i;
 }
 
+static void copy_keys(struct kv_list *to, const struct kv_list *from)
+{
+	size_t i;
+
+	for (i = 0; i < from->n; i++) {
+		kv_str(to, from->v[i].key, from->v[i].text);
+		to->v[to->n - 1].type = from->v[i].type;
+	}
+}
+
 void script_keep_results(struct script *sc, struct side *s,
 			 const struct kv_list *results)
 {
 	struct kept *k = xcalloc(1, sizeof(*k));
-	size_t i;
 
 	k->is_client = s->rs.is_client;
 	k->role = side_role(s);
 	k->workload = s->wl->name;
-	for (i = 0; i < results->n; i++) {
-		const struct kv *v = &results->v[i];
-
-		kv_str(&k->keys, v->key, v->text);
-		k->keys.v[k->keys.n - 1].type = v->type;
-	}
+	copy_keys(&k->keys, results);
 	k->has_lat = s->wl->is_rr && k->is_client;
 	k->lat = s->res.lat;
+	k->t_start = s->res.t_start;
+	k->niv = s->rs.iv.nsums;
+	k->iv = xcalloc(k->niv ? k->niv : 1, sizeof(*k->iv));
+	memcpy(k->iv, s->rs.iv.sums, k->niv * sizeof(*k->iv));
+	k->iv_lat = s->rs.iv.is_rr && k->is_client;
 	k->trace_asked = s->o->trace != 0;
 	k->traced = s->rs.tracer != NULL;
 	if (k->traced) {
@@ -97,6 +114,15 @@ void script_keep_results(struct script *sc, struct side *s,
 	}
 	results_free(sc->kept);
 	sc->kept = k;
+}
+
+void script_keep_peer(struct script *sc, const struct kv_list *keys)
+{
+	if (!sc->kept)
+		return;
+	kv_free(&sc->kept->peer);
+	copy_keys(&sc->kept->peer, keys);
+	sc->kept->has_peer = 1;
 }
 
 static void push_hist(lua_State *L, const struct hist *h)
@@ -163,6 +189,33 @@ static int lhist_buckets(lua_State *L)
 	return 1;
 }
 
+/* h:add(us [, count]): the script's own values into its histogram. */
+static int lhist_add(lua_State *L)
+{
+	struct hist *h = luaL_checkudata(L, 1, HIST_MT);
+	double us = luaL_checknumber(L, 2);
+	lua_Integer n = luaL_optinteger(L, 3, 1), i;
+
+	luaL_argcheck(L, us >= 0 && us < 1e12, 2,
+		      "h:add: a value is 0 or more us (under 1e12)");
+	luaL_argcheck(L, n >= 0 && n <= 1000000000, 3,
+		      "h:add: a count is 0 .. 1e9");
+	for (i = 0; i < n; i++)
+		hist_add(h, (uint64_t)(us * 1e3 + 0.5));
+	lua_settop(L, 1);
+	return 1;
+}
+
+/* histogram(): an empty one, for the script's own values (us). */
+static int lhist_new(lua_State *L)
+{
+	struct hist h;
+
+	hist_reset(&h);
+	push_hist(L, &h);
+	return 1;
+}
+
 static int lhist_tostring(lua_State *L)
 {
 	const struct hist *h = luaL_checkudata(L, 1, HIST_MT);
@@ -198,9 +251,23 @@ static double stage_us(const struct lrec *r, int i)
 static int rec_stamp(lua_State *L)
 {
 	const struct lrec *r = luaL_checkudata(L, 1, REC_MT);
-	int b = boundary_by_name(luaL_checkstring(L, 2));
+	const char *name = luaL_checkstring(L, 2);
+	int b = boundary_by_name(name);
+	luaL_Buffer all;
 
-	luaL_argcheck(L, b >= 0, 2, "no such boundary");
+	if (b < 0) {
+		luaL_buffinit(L, &all);
+		for (b = 0; b < NS_B_COUNT; b++) {
+			luaL_addstring(&all, b ? ", " : "");
+			luaL_addstring(&all, boundary_name(b));
+		}
+		luaL_pushresult(&all);
+		return luaL_error(L, "rec:stamp: no boundary '%s' (one of %s)",
+				  name, lua_tostring(L, -1));
+	}
+	/* Not seen on this side, or in this transaction: nil, not 0. */
+	if (!r->r->b[b])
+		return lua_pushnil(L), 1;
 	lua_pushinteger(L, (lua_Integer)r->r->b[b]);
 	return 1;
 }
@@ -236,6 +303,11 @@ static int rec_index(lua_State *L)
 	else if (!strcmp(k, "total"))
 		lua_pushnumber(L, (double)(r->r->b[r->k->defs[n - 1].to] -
 				   r->r->b[r->k->defs[0].from]) / 1e3);
+	else if (!strcmp(k, "t"))
+		lua_pushnumber(L, ((double)r->r->b[r->k->defs[0].from] -
+				   (double)r->k->t_start) / 1e9);
+	else if (!strcmp(k, "kept"))
+		lua_pushstring(L, r->r->slowest ? "slowest" : "sample");
 	else if (!strcmp(k, "stamp"))
 		lua_pushcfunction(L, rec_stamp);
 	else if (!strcmp(k, "stamps"))
@@ -358,6 +430,47 @@ static void push_trace(lua_State *L, struct kept *k)
 	lua_setfield(L, -2, "records");
 }
 
+/* r.intervals: { {t_end = s, transactions = n, rate = , ...}, ... } */
+static void push_intervals(lua_State *L, const struct kept *k)
+{
+	long i;
+
+	lua_createtable(L, (int)k->niv, 0);
+	for (i = 0; i < k->niv; i++) {
+		const struct interval_sum *s = &k->iv[i];
+
+		lua_createtable(L, 0, 8);
+		set_num(L, "t_end", s->t_end);
+		set_int(L, "transactions", (lua_Integer)s->transactions);
+		set_int(L, "bytes", (lua_Integer)s->bytes);
+		set_num(L, "rate", s->rate);
+		set_num(L, "mbps", s->mbps);
+		if (k->iv_lat) {
+			set_num(L, "p50", s->p50_us);
+			set_num(L, "p90", s->p90_us);
+			set_num(L, "p99", s->p99_us);
+		}
+		lua_rawseti(L, -2, i + 1);
+	}
+}
+
+/* r.peer: the server's keys under --local, as r.keys are the client's. */
+static void push_peer(lua_State *L, const struct kept *k)
+{
+	struct kept peer = { .keys = k->peer };
+	const char *t;
+
+	lua_newtable(L);
+	lua_pushstring(L, "server");
+	lua_setfield(L, -2, "side");
+	push_keys(L, &peer);
+	lua_setfield(L, -2, "keys");
+	t = key_text(&peer, "throughput");
+	set_num(L, "throughput", t ? strtod(t, NULL) : 0);
+	t = key_text(&peer, "num_transactions");
+	set_int(L, "transactions", t ? strtoll(t, NULL, 10) : 0);
+}
+
 int results_push(lua_State *L, struct kept *k)
 {
 	const char *t;
@@ -386,6 +499,12 @@ int results_push(lua_State *L, struct kept *k)
 		push_trace(L, k);
 		lua_setfield(L, -2, "trace");
 	}
+	push_intervals(L, k);
+	lua_setfield(L, -2, "intervals");
+	if (k->has_peer) {
+		push_peer(L, k);
+		lua_setfield(L, -2, "peer");
+	}
 	lua_pushvalue(L, -1);
 	lua_setfield(L, LUA_REGISTRYINDEX, RESULTS_KEY);
 	return 1;
@@ -399,7 +518,7 @@ void results_open(lua_State *L)
 	};
 	static const luaL_Reg hist_methods[] = {
 		{ "percentile", lhist_pct }, { "buckets", lhist_buckets },
-		{ NULL, NULL }
+		{ "add", lhist_add }, { NULL, NULL }
 	};
 	static const luaL_Reg rec[] = { { "__index", rec_index }, { NULL, NULL } };
 
@@ -411,4 +530,5 @@ void results_open(lua_State *L)
 	luaL_newmetatable(L, REC_MT);
 	luaL_setfuncs(L, rec, 0);
 	lua_pop(L, 1);
+	lua_register(L, "histogram", lhist_new);
 }

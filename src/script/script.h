@@ -74,6 +74,12 @@ const char *script_error(const struct script *sc);
 void script_keep_results(struct script *sc, struct side *s,
 			 const struct kv_list *results);
 
+/*
+ * --local: the server's result keys, for run()'s result (r.peer); the
+ * parent reads them from the file the server wrote (side_results_to()).
+ */
+void script_keep_peer(struct script *sc, const struct kv_list *keys);
+
 const char *script_hook_name(enum hook h);
 
 #endif

@@ -32,7 +32,6 @@ static int on_kernel_record(void *ctx, void *data, size_t size)
 	struct trace_worker *tw = ctx;
 	struct ustamps u = { .no_tcp_send = tw->no_tcp_send };
 	struct flow *f = tw->server;
-	struct trace_rec *tr;
 	struct ns_krecord rec;
 	enum merge_result r;
 	struct merged m;
@@ -42,9 +41,8 @@ static int on_kernel_record(void *ctx, void *data, size_t size)
 		return 0;
 	memcpy(&rec, data, sizeof(rec));
 	r = merge_transaction(tw->side, &rec, &u, &m);
-	tr = trace_worker_account(tw, r, &m, rec.flow_id, rec.seq, rec.port);
-	if (tr)
-		tr->next_port = rec.next_port;
+	tw->next_port = rec.next_port;
+	trace_worker_account(tw, r, &m, rec.flow_id, rec.seq, rec.port);
 	if (!f)
 		return 0;
 	f->transactions++;
@@ -67,6 +65,7 @@ int trace_worker_init(struct trace_worker *tw, struct tracer *t, int id,
 	tw->id = id;
 	tw->no_tcp_send = !tracer_has_tcp_send(t);
 	tw->max_recs = max_recs;
+	tw->max_slow = max_recs * TRACE_SLOWEST_PCT / 100;
 	for (i = 0; i < NS_MAX_STAGES; i++)
 		hist_reset(&tw->stage[i]);
 	tw->rb = ring_buffer__new(tracer_ring_fd(t, id),
@@ -103,26 +102,33 @@ static void swap_recs(struct trace_rec *a, struct trace_rec *b)
 }
 
 /*
- * The kept records are a max-heap by priority: the root goes first.
- * Each sift returns where the element it moved ended.
+ * The kept records are a max-heap by priority (the root goes first),
+ * the slowest a min-heap by span (the shortest goes first): one heap,
+ * by key. Each sift returns where the element it moved ended.
  */
-static long sift_down(struct trace_rec *h, long n, long i)
+static uint64_t key(const struct trace_rec *r, int by_span)
+{
+	return by_span ? ~r->span : r->prio;
+}
+
+static long sift_down(struct trace_rec *h, long n, long i, int by_span)
 {
 	long c;
 
 	for (; (c = 2 * i + 1) < n; i = c) {
-		if (c + 1 < n && h[c + 1].prio > h[c].prio)
+		if (c + 1 < n && key(&h[c + 1], by_span) > key(&h[c], by_span))
 			c++;
-		if (h[i].prio >= h[c].prio)
+		if (key(&h[i], by_span) >= key(&h[c], by_span))
 			break;
 		swap_recs(&h[i], &h[c]);
 	}
 	return i;
 }
 
-static long sift_up(struct trace_rec *h, long i)
+static long sift_up(struct trace_rec *h, long i, int by_span)
 {
-	for (; i > 0 && h[(i - 1) / 2].prio < h[i].prio; i = (i - 1) / 2)
+	for (; i > 0 && key(&h[(i - 1) / 2], by_span) < key(&h[i], by_span);
+	     i = (i - 1) / 2)
 		swap_recs(&h[i], &h[(i - 1) / 2]);
 	return i;
 }
@@ -144,10 +150,24 @@ static struct trace_rec *keep(struct trace_worker *tw,
 					    sizeof(*tw->recs));
 		}
 		tw->recs[tw->nrecs] = *rec;
-		return &tw->recs[sift_up(tw->recs, tw->nrecs++)];
+		return &tw->recs[sift_up(tw->recs, tw->nrecs++, 0)];
 	}
 	tw->recs[0] = *rec;
-	return &tw->recs[sift_down(tw->recs, tw->nrecs, 0)];
+	return &tw->recs[sift_down(tw->recs, tw->nrecs, 0, 0)];
+}
+
+/* Keep rec among the max_slow longest so far. */
+static void keep_slow(struct trace_worker *tw, const struct trace_rec *rec)
+{
+	if (tw->nslow < tw->max_slow) {
+		if (!tw->slow)
+			tw->slow = xcalloc(tw->max_slow, sizeof(*tw->slow));
+		tw->slow[tw->nslow] = *rec;
+		sift_up(tw->slow, tw->nslow++, 1);
+		return;
+	}
+	tw->slow[0] = *rec;
+	sift_down(tw->slow, tw->nslow, 0, 1);
 }
 
 struct trace_rec *trace_worker_account(struct trace_worker *tw,
@@ -156,7 +176,7 @@ struct trace_rec *trace_worker_account(struct trace_worker *tw,
 				       uint32_t flow_id, uint64_t seq,
 				       uint16_t port)
 {
-	int i, n = stage_count(tw->side);
+	int i, n = stage_count(tw->side), sampled, slow;
 	struct trace_rec rec;
 	uint64_t p;
 
@@ -176,19 +196,26 @@ struct trace_rec *trace_worker_account(struct trace_worker *tw,
 	/* Most transactions of a long run are passed over: decide first. */
 	p = trace_rec_priority(tw->side, flow_id, seq, port);
 	tw->offered++;
-	if (tw->nrecs >= tw->max_recs &&
-	    (!tw->nrecs || p >= tw->recs[0].prio))
+	sampled = tw->nrecs < tw->max_recs ||
+		  (tw->nrecs && p < tw->recs[0].prio);
+	slow = tw->max_slow &&
+	       (tw->nslow < tw->max_slow || m->total > tw->slow[0].span);
+	if (!sampled && !slow)
 		return NULL;
 	memset(&rec, 0, sizeof(rec));
 	rec.flow_id = flow_id;
 	rec.worker = tw->id;
 	rec.seq = seq;
 	rec.port = port;
+	rec.next_port = tw->next_port;
 	memcpy(rec.b, m->b, sizeof(rec.b));
 	rec.sw_tx = m->sw_tx;
 	rec.sw_rx = m->sw_rx;
 	rec.prio = p;
-	return keep(tw, &rec);
+	rec.span = m->total;
+	if (slow)
+		keep_slow(tw, &rec);
+	return sampled ? keep(tw, &rec) : NULL;
 }
 
 static void done(struct trace_worker *tw, struct flow *f,
@@ -278,7 +305,7 @@ static int by_prio(const void *pa, const void *pb)
 	return a < b ? -1 : a > b;
 }
 
-/* tw's records of priority up to `last`, in flow and sequence order. */
+/* tw's records of priority up to `last`. */
 static void trim(struct trace_worker *tw, uint64_t last)
 {
 	long i, k = 0;
@@ -287,14 +314,54 @@ static void trim(struct trace_worker *tw, uint64_t last)
 		if (tw->recs[i].prio <= last)
 			tw->recs[k++] = tw->recs[i];
 	tw->nrecs = k;
-	if (k)
-		qsort(tw->recs, k, sizeof(*tw->recs), by_flow_seq);
+}
+
+static int by_span_desc(const void *pa, const void *pb)
+{
+	const struct trace_rec *a = *(struct trace_rec *const *)pa;
+	const struct trace_rec *b = *(struct trace_rec *const *)pb;
+
+	return a->span > b->span ? -1 : a->span < b->span;
+}
+
+/*
+ * The run's `want` slowest, over every worker's own, join their
+ * workers' records unless the sample has them already (priority up to
+ * `last`).
+ */
+static void add_slowest(struct trace_worker **tw, int n, long want,
+			uint64_t last)
+{
+	struct trace_rec **all;
+	long total = 0, k = 0, j;
+	int i;
+
+	for (i = 0; i < n; i++)
+		total += tw[i] ? tw[i]->nslow : 0;
+	all = xcalloc(total ? total : 1, sizeof(*all));
+	for (i = 0; i < n; i++)
+		for (j = 0; tw[i] && j < tw[i]->nslow; j++)
+			all[k++] = &tw[i]->slow[j];
+	qsort(all, total, sizeof(*all), by_span_desc);
+	for (j = 0; j < total && j < want; j++) {
+		struct trace_worker *w = tw[all[j]->worker];
+
+		if (all[j]->prio <= last)
+			continue;
+		if (w->nrecs == w->cap) {
+			w->cap = w->cap ? 2 * w->cap : 64;
+			w->recs = xrealloc(w->recs, w->cap, sizeof(*w->recs));
+		}
+		w->recs[w->nrecs] = *all[j];
+		w->recs[w->nrecs++].slowest = 1;
+	}
+	free(all);
 }
 
 uint64_t trace_keep(struct trace_worker **tw, int n, long max)
 {
 	uint64_t all = 0, last = UINT64_MAX, *p;
-	long total = 0, k = 0, j;
+	long total = 0, k = 0, j, slowest = 0;
 	int i;
 
 	for (i = 0; i < n; i++)
@@ -304,12 +371,13 @@ uint64_t trace_keep(struct trace_worker **tw, int n, long max)
 		}
 	/* The run's max lowest priorities, over every worker's own. */
 	if (total > max && max > 0) {
+		slowest = max * TRACE_SLOWEST_PCT / 100;
 		p = xcalloc(total, sizeof(*p));
 		for (i = 0; i < n; i++)
 			for (j = 0; tw[i] && j < tw[i]->nrecs; j++)
 				p[k++] = tw[i]->recs[j].prio;
 		qsort(p, total, sizeof(*p), by_prio);
-		last = p[max - 1];
+		last = max - slowest > 0 ? p[max - slowest - 1] : 0;
 		free(p);
 	} else if (max <= 0) {
 		last = 0;
@@ -317,6 +385,12 @@ uint64_t trace_keep(struct trace_worker **tw, int n, long max)
 	for (i = 0; i < n; i++)
 		if (tw[i])
 			trim(tw[i], last);
+	if (slowest)
+		add_slowest(tw, n, slowest, last);
+	for (i = 0; i < n; i++)
+		if (tw[i] && tw[i]->nrecs)
+			qsort(tw[i]->recs, tw[i]->nrecs, sizeof(*tw[i]->recs),
+			      by_flow_seq);
 	return all;
 }
 
@@ -324,6 +398,8 @@ void trace_worker_free(struct trace_worker *tw)
 {
 	ring_buffer__free(tw->rb);
 	free(tw->recs);
+	free(tw->slow);
 	tw->rb = NULL;
 	tw->recs = NULL;
+	tw->slow = NULL;
 }

@@ -30,6 +30,8 @@ struct trace_rec {
 	uint64_t b[NS_B_COUNT];
 	uint64_t sw_tx, sw_rx;
 	uint64_t prio;		/* its place in the sample (collect.c) */
+	uint64_t span;		/* its side's first to last boundary, ns */
+	int slowest;		/* kept as one of the slowest, not sampled */
 };
 
 struct trace_worker {
@@ -58,6 +60,13 @@ struct trace_worker {
 	long nrecs, cap, max_recs;
 	uint64_t offered;	/* complete transactions that could be kept */
 	/*
+	 * And the max_slow longest (a min-heap by span), so that the
+	 * slowest of a run longer than the limit are kept whole.
+	 */
+	struct trace_rec *slow;
+	long nslow, max_slow;
+	uint16_t next_port;	/* observe: the record being accounted's */
+	/*
 	 * observe: the flow that stands for the observed server: its
 	 * transactions, their span (NETIF_RX to SEND_RET) as its latency
 	 * and its stage sums, for the interval samples.
@@ -75,10 +84,13 @@ void trace_worker_done(struct trace_worker *tw, struct flow *f,
 		       const struct ustamps *u);
 void trace_worker_free(struct trace_worker *tw);
 /*
- * After the run: the workers' kept records together are the `max` of
- * lowest priority of all their complete transactions, each worker's in
- * flow and sequence order. Returns how many they offered in all.
+ * After the run: the workers' kept records together are at most `max`,
+ * each worker's in flow and sequence order: all their complete
+ * transactions if there are no more, else the TRACE_SLOWEST_PCT % of
+ * `max` longest (slowest set) and a uniform sample (lowest priority)
+ * for the rest. Returns how many they offered in all.
  */
+#define TRACE_SLOWEST_PCT 1
 uint64_t trace_keep(struct trace_worker **tw, int n, long max);
 /*
  * A transaction's place in the sample: a hash of what names it on both

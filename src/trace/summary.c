@@ -119,9 +119,10 @@ static void trace_counts_kv(const struct trace_summary *ts,
 	kv_uint(out, "trace_lost", ts->lost);
 	if (!ts->hist_mode) {
 		kv_uint(out, "trace_records_kept", ts->records_kept);
+		kv_uint(out, "trace_records_slowest", ts->records_slowest);
 		kv_str(out, "trace_records_policy",
 		       ts->records_offered > ts->records_kept
-		       ? "uniform_sample" : "all");
+		       ? "slowest_and_uniform_sample" : "all");
 	}
 	unreliable(ts, transactions, out);
 	for (j = 0; j < trace_stage_count(ts); j++) {
@@ -230,7 +231,7 @@ void trace_records_csv(FILE *f, struct worker *w, int n, enum ns_side side)
 		fprintf(f, ",%s", boundary_name(b));
 	for (j = 0; j < ns; j++)
 		fprintf(f, ",%s", d[j].name);
-	fputs(",SW_TX,SW_RX,port,next_port\n", f);
+	fputs(",SW_TX,SW_RX,port,next_port,kept\n", f);
 	for (i = 0; i < n; i++) {
 		struct trace_worker *tw = w[i].tw;
 
@@ -258,7 +259,8 @@ void trace_records_csv(FILE *f, struct worker *w, int n, enum ns_side side)
 					tr->b[d[j].to] - tr->b[d[j].from]));
 			print_stamp(f, tr->sw_tx);
 			print_stamp(f, tr->sw_rx);
-			fprintf(f, ",%u,%u\n", tr->port, tr->next_port);
+			fprintf(f, ",%u,%u,%s\n", tr->port, tr->next_port,
+				tr->slowest ? "slowest" : "sample");
 		}
 	}
 }

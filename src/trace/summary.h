@@ -28,6 +28,7 @@ struct trace_summary {
 	uint64_t missing, disorder, norecord;
 	uint64_t lost;		/* ring full in BPF */
 	uint64_t records_kept;	/* of records_offered: a uniform sample */
+	uint64_t records_slowest;	/* of them kept for being slowest */
 	uint64_t records_offered;
 	uint64_t bad_at[NS_B_COUNT];
 	struct hist stage[NS_MAX_STAGES];

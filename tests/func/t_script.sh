@@ -4,6 +4,7 @@
 
 EX=$PWD/examples
 COUNT_HOOKS=$PWD/tests/func/count-hooks.lua
+RESULTS_API=$PWD/tests/func/results-api.lua
 
 t_script_time_script_run() {
 	ns tcp_rr --local -l 2 -q -o throughput \
@@ -220,4 +221,30 @@ t_script_tcp_crr_hooks_every_connection() {
 	expect_le "$(key out num_transactions)" "$s" "a socket per transaction"
 	check_hook_bytes out
 	check_hook_bytes "$SRV_OUT"
+}
+
+# run()'s result: the server's keys under --local (r.peer), the
+# intervals, a histogram of the script's own, record times from the
+# start, and errors that name what was wrong (issue 12).
+t_script_results_api() {
+	need_root
+	ns tcp_rr --local -l 2 -q --trace --script "$RESULTS_API" \
+		--output-format kv > out 2> err || fail "$(cat err)"
+	expect_eq "$(grep '^peer ' out)" \
+		"peer server $(key out server.num_transactions) integer" "peer"
+	expect_eq "$(grep '^intervals ' out)" \
+		"intervals $(key out client.num_samples)" "intervals"
+	expect_eq "$(grep '^hist ' out)" "hist 4 5.0 7.0 7.0" "histogram"
+	grep -q "^bad add false .*h:add: a value is 0 or more us" out
+	grep -q "^bad stamp false .*rec:stamp: no boundary 'FOO' (one of APP_SEND, TCP_SEND, " out
+	python3 - out <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+n, first, last = re.search(r"^records (\d+) from ([0-9.]+) to ([0-9.]+) s$",
+                           text, re.M).groups()
+kept = re.search(r"^client.trace_records_kept=(\d+)$", text, re.M).group(1)
+assert n == kept, (n, kept)
+# From the test's start: the first within it, the last near its end.
+assert 0 <= float(first) < 0.1 and 1.5 < float(last) < 2.5, (first, last)
+PY
 }

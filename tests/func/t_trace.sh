@@ -52,14 +52,23 @@ t_trace_records_are_a_uniform_sample_of_the_run() {
 	expect_le "$n" 1000 "records of the run"
 	expect_le 997 "$n" "records of the run, less the workers' rounding"
 	expect_eq "$(key out client.trace_records_kept)" "$n" "kept key"
-	expect_eq "$(key out client.trace_records_policy)" uniform_sample \
-		"policy"
-	grep -q "records are a uniform sample of $n of [0-9]* traced" err
+	expect_eq "$(key out client.trace_records_policy)" \
+		slowest_and_uniform_sample "policy"
+	grep -q "records are $n of [0-9]* traced transactions: the [0-9]* slowest" err
 	$CHECK_TRACE tr.csv tr.server.csv
-	python3 - tr.csv "$(key out client.num_transactions)" <<'PY'
+	python3 - tr.csv "$(key out client.num_transactions)" \
+		"$(key out client.trace_records_slowest)" \
+		"$(key out client.latency_p99_us)" <<'PY'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 per_flow = int(sys.argv[2]) / 4
+# Besides the sample, the run's 1% of 1000 slowest (those the sample
+# had already are not counted again), all beyond the run's p99.
+slow = [r for r in rows if r["kept"] == "slowest"]
+assert len(slow) == int(sys.argv[3]) and 0 < len(slow) <= 10, len(slow)
+span = lambda r: int(r["APP_DONE"]) - int(r["APP_SEND"])
+assert min(map(span, slow)) > float(sys.argv[4]) * 1000, slow
+rows = [r for r in rows if r["kept"] == "sample"]
 top = {}
 for r in rows:
     top[r["flow_id"]] = max(top.get(r["flow_id"], 0), int(r["seq"]))

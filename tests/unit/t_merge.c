@@ -271,6 +271,17 @@ static void t_records_match_transactions_by_flow_and_seq(void **state)
  * records still join), as many as the limit, whatever the run's length,
  * and in flow and sequence order.
  */
+/* The records kept for being slow, dropped: what is left is the sample. */
+static void drop_slowest(struct trace_worker *tw)
+{
+	long i, k = 0;
+
+	for (i = 0; i < tw->nrecs; i++)
+		if (!tw->recs[i].slowest)
+			tw->recs[k++] = tw->recs[i];
+	tw->nrecs = k;
+}
+
 static void t_both_ends_keep_the_same_sample(void **state)
 {
 	struct trace_worker ends[2], *one[1];
@@ -282,15 +293,20 @@ static void t_both_ends_keep_the_same_sample(void **state)
 		memset(&ends[e], 0, sizeof(ends[e]));
 		ends[e].side = e ? NS_SERVER : NS_CLIENT;
 		ends[e].max_recs = 500;
+		ends[e].max_slow = 5;
 		for (flow = 0; flow < 3; flow++)
 			for (seq = 0; seq < 4000; seq++)
 				trace_worker_account(&ends[e], MERGE_OK, &m,
 						     flow, seq, 0);
 		one[0] = &ends[e];
 		assert_int_equal(trace_keep(one, 1, 300), 12000);
+		/* 297 sampled, 3 (1%) of the slowest: all spans are 0 here,
+		 * so any 3 not sampled. */
 		assert_int_equal(ends[e].nrecs, 300);
+		drop_slowest(&ends[e]);
+		assert_int_equal(ends[e].nrecs, 297);
 	}
-	for (e = 0; e < 300; e++) {
+	for (e = 0; e < 297; e++) {
 		assert_int_equal(ends[0].recs[e].flow_id, ends[1].recs[e].flow_id);
 		assert_int_equal(ends[0].recs[e].seq, ends[1].recs[e].seq);
 		if (e)
@@ -300,12 +316,56 @@ static void t_both_ends_keep_the_same_sample(void **state)
 					    ends[0].recs[e].seq);
 	}
 	/* A sample of the whole run: its last quarter is in it too. */
-	for (seq = 0, e = 0; e < 300; e++)
+	for (seq = 0, e = 0; e < 297; e++)
 		if (ends[0].recs[e].seq >= 3000)
 			seq++;
-	assert_true(seq > 300 / 4 / 2);
-	free(ends[0].recs);
-	free(ends[1].recs);
+	assert_true(seq > 297 / 4 / 2);
+	trace_worker_free(&ends[0]);
+	trace_worker_free(&ends[1]);
+}
+
+/*
+ * Past the limit, the run's slowest are kept whole besides the sample:
+ * the 1% of the limit longest, over every worker, marked as such.
+ */
+static void t_the_slowest_are_kept(void **state)
+{
+	struct trace_worker w[2], *both[2] = { &w[0], &w[1] };
+	struct merged m = { 0 };
+	uint64_t seq, found = 0;
+	long i;
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		memset(&w[k], 0, sizeof(w[k]));
+		w[k].side = NS_CLIENT;
+		w[k].id = k;
+		w[k].max_recs = 1000;
+		w[k].max_slow = 10;
+		/* Spans of 1 to 5000.5 us, the two workers' interleaved:
+		 * the run's 10 longest are 4996 us and up, 5 on each. */
+		for (seq = 1; seq <= 5000; seq++) {
+			m.total = seq * 1000 + (seq % 2 == (uint64_t)k ? 0 : 500);
+			trace_worker_account(&w[k], MERGE_OK, &m, k, seq, 0);
+		}
+	}
+	assert_int_equal(trace_keep(both, 2, 1000), 10000);
+	for (k = 0; k < 2; k++)
+		for (i = 0; i < w[k].nrecs; i++) {
+			const struct trace_rec *r = &w[k].recs[i];
+
+			if (r->span >= 4996000)
+				found++;
+			if (r->slowest)
+				assert_true(r->span >= 4996000);
+			if (i)
+				assert_true(r->seq > w[k].recs[i - 1].seq);
+		}
+	/* Every one of the 10 longest is kept. */
+	assert_int_equal(found, 10);
+	assert_true(w[0].nrecs + w[1].nrecs <= 1000);
+	trace_worker_free(&w[0]);
+	trace_worker_free(&w[1]);
 }
 
 /*
@@ -370,6 +430,7 @@ int main(void)
 		cmocka_unit_test(t_no_tcp_send_hook_folds_tcp_tx_into_send_call),
 		cmocka_unit_test(t_records_match_transactions_by_flow_and_seq),
 		cmocka_unit_test(t_both_ends_keep_the_same_sample),
+		cmocka_unit_test(t_the_slowest_are_kept),
 	};
 
 	return cmocka_run_group_tests_name("merge", tests, NULL, NULL);
