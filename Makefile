@@ -57,7 +57,8 @@ UNIT_SRCS := $(wildcard tests/unit/t_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 
 .DELETE_ON_ERROR:
-.PHONY: all check unit func run clean deps fuzz fuzz-bins FORCE
+.PHONY: all check unit func run clean deps fuzz fuzz-bins FORCE install \
+	uninstall
 
 all: $(BUILD)/netstage $(WORKLOADS:%=$(BUILD)/%)
 
@@ -159,6 +160,37 @@ deps:
 
 run: deps all
 	$(BUILD)/netstage tcp_rr --local -l 3 --trace
+
+# The man page, from the option table the binary carries.
+$(BUILD)/netstage.1: $(BUILD)/netstage
+	$(call msg,MAN,$@)$(BUILD)/netstage --man > $@
+
+# PREFIX and DESTDIR as packagers expect: the binary and its workload
+# links, the man page, the examples and the bash completion.
+PREFIX ?= /usr/local
+BINDIR := $(PREFIX)/bin
+MANDIR := $(PREFIX)/share/man/man1
+DATADIR := $(PREFIX)/share/netstage
+COMPDIR := $(PREFIX)/share/bash-completion/completions
+
+install: all $(BUILD)/netstage.1
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR) \
+		$(DESTDIR)$(DATADIR)/examples $(DESTDIR)$(COMPDIR)
+	install -m 755 $(BUILD)/netstage $(DESTDIR)$(BINDIR)/netstage
+	for w in $(WORKLOADS); do ln -sf netstage $(DESTDIR)$(BINDIR)/$$w; done
+	install -m 644 $(BUILD)/netstage.1 $(DESTDIR)$(MANDIR)/netstage.1
+	install -m 644 examples/*.lua $(DESTDIR)$(DATADIR)/examples/
+	install -m 644 scripts/netstage.bash-completion \
+		$(DESTDIR)$(COMPDIR)/netstage
+	for w in $(WORKLOADS); do \
+		ln -sf netstage $(DESTDIR)$(COMPDIR)/$$w; done
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/netstage $(DESTDIR)$(MANDIR)/netstage.1 \
+		$(DESTDIR)$(COMPDIR)/netstage
+	for w in $(WORKLOADS); do rm -f $(DESTDIR)$(BINDIR)/$$w \
+		$(DESTDIR)$(COMPDIR)/$$w; done
+	rm -rf $(DESTDIR)$(DATADIR)
 
 clean:
 	rm -rf build build-san build-fuzz

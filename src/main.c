@@ -47,10 +47,15 @@ static const struct workload *pick(int *argc, char ***argv)
 {
 	const struct workload *wl = workload_find(basename((*argv)[0]));
 
-	if (wl)
+	if (wl && !(*argc >= 2 && !strcmp((*argv)[1], "--version")))
 		return wl;
 	if (*argc >= 2 && !strcmp((*argv)[1], "--version")) {
 		printf("netstage %s\n", NETSTAGE_VERSION);
+		exit(0);
+	}
+	/* What `make install` builds the man page from. */
+	if (*argc >= 2 && !strcmp((*argv)[1], "--man")) {
+		options_man(stdout);
 		exit(0);
 	}
 	if (*argc < 2 || !strcmp((*argv)[1], "--help") ||

@@ -132,6 +132,8 @@ int options_given(const struct options *o, const char *name);
 void options_dump(const struct options *o, struct kv_list *out);
 /* "workload=NAME" and the dump on stdout, each key after o->prefix. */
 void options_print(const struct options *o, const char *workload);
+/* The man page, in roff, from the option table: every workload's. */
+void options_man(FILE *f);
 void options_usage(unsigned int wl, const char *name);
 
 int percentiles_parse(struct percentiles *p, const char *s);
