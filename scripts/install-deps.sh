@@ -14,8 +14,10 @@ FUZZ="libclang-rt-dev"
 # memcached, socat and haproxy are the real servers and forwarders --raw,
 # observe and join are tested on; valgrind 3.19 lacks epoll_pwait2, the
 # real refusal the engine's fallback is tested against.
-# chromium renders the --report HTML headless (its script must run clean).
-TEST="python3 iproute2 procps nftables memcached socat haproxy valgrind chromium"
+# chromium renders the --report HTML headless (its script must run clean);
+# python3-jsonschema validates every JSON document against docs/.
+TEST="python3 python3-jsonschema iproute2 procps nftables memcached socat \
+haproxy valgrind chromium"
 PKGS="$BUILD $BPF $FUZZ $TEST ${EXTRA_PKGS:-}"
 
 missing=""

@@ -542,9 +542,67 @@ static void json_intervals(FILE *f, const struct run_shared *rs)
 	fputs(iv->nsums ? "\n  ]\n" : "]\n", f);
 }
 
+/* A histogram's non-empty buckets: [[lo_us, hi_us, count], ...]. */
+static void json_buckets(FILE *f, const struct hist *h)
+{
+	uint64_t lo, hi;
+	unsigned int i;
+	int first = 1;
+
+	fputc('[', f);
+	for (i = 0; i < HIST_BUCKETS; i++) {
+		if (!h->bucket[i])
+			continue;
+		hist_bucket_range(i, &lo, &hi);
+		fprintf(f, "%s[%.3f, %.3f, %llu]", first ? "" : ", ", lo / 1e3,
+			hi / 1e3, (unsigned long long)h->bucket[i]);
+		first = 0;
+	}
+	fputc(']', f);
+}
+
+static void json_hist(FILE *f, const struct hist *h)
+{
+	fprintf(f, "{\"count\": %llu, \"mean_us\": %.3f, \"p50_us\": %.3f, "
+		"\"p90_us\": %.3f, \"p99_us\": %.3f, \"p99.9_us\": %.3f, "
+		"\"max_us\": %.3f, \"buckets\": ", (unsigned long long)h->count,
+		hist_mean(h) / 1e3, hist_percentile(h, 50) / 1e3,
+		hist_percentile(h, 90) / 1e3, hist_percentile(h, 99) / 1e3,
+		hist_percentile(h, 99.9) / 1e3, h->count ? h->max / 1e3 : 0);
+	json_buckets(f, h);
+	fputc('}', f);
+}
+
+/* The latency and each stage as objects: the stage_* keys, nested. */
+static void json_hists(FILE *f, const struct side_result *r,
+		       const struct run_shared *rs)
+{
+	const struct trace_summary *ts = &r->trace;
+	const struct stage_def *d;
+	int i, n;
+
+	if (rs->wl->is_rr && rs->is_client) {
+		fputs("  \"latency\": ", f);
+		json_hist(f, &r->lat);
+		fputs(",\n", f);
+	}
+	if (!rs->tracer)
+		return;
+	d = trace_stage_defs(ts);
+	n = trace_stage_count(ts);
+	fputs("  \"stages\": {", f);
+	for (i = 0; i < n; i++) {
+		fprintf(f, "%s\n    ", i ? "," : "");
+		json_string(f, d[i].name);
+		fputs(": ", f);
+		json_hist(f, &ts->stage[i]);
+	}
+	fputs("\n  },\n", f);
+}
+
 void write_json(FILE *f, const struct kv_list *opts,
-		const struct kv_list *results, const struct run_shared *rs,
-		const char *role)
+		const struct kv_list *results, const struct side_result *r,
+		const struct run_shared *rs, const char *role)
 {
 	fputs("{\n  \"netstage\": {\"version\": ", f);
 	json_string(f, NETSTAGE_VERSION);
@@ -557,6 +615,7 @@ void write_json(FILE *f, const struct kv_list *opts,
 	fputs("  },\n  \"results\": {\n", f);
 	kv_json_members(results, f, 4);
 	fputs("  },\n", f);
+	json_hists(f, r, rs);
 	json_intervals(f, rs);
 	fputs("}\n", f);
 }

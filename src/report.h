@@ -68,9 +68,12 @@ void report_fill_totals(const struct side_result *r,
 
 void write_samples_csv(FILE *f, struct worker *w, int n,
 		       const struct run_shared *rs);
-/* The JSON document: options, results and per-interval summaries. */
+/*
+ * The JSON document (docs/netstage.schema.json): options, results, the
+ * latency and stage histograms, per-interval summaries.
+ */
 void write_json(FILE *f, const struct kv_list *opts,
-		const struct kv_list *results, const struct run_shared *rs,
-		const char *role);
+		const struct kv_list *results, const struct side_result *r,
+		const struct run_shared *rs, const char *role);
 
 #endif

@@ -350,7 +350,8 @@ static void print_results(struct side *s, const struct kv_list *results)
 		glance_side(results, s->wl->name, side_role(s), stdout);
 	} else if (!s->o->output && !strcmp(s->o->output_format, "json")) {
 		options_dump(s->o, &opts);
-		write_json(stdout, &opts, results, &s->rs, side_role(s));
+		write_json(stdout, &opts, results, &s->res, &s->rs,
+			   side_role(s));
 		kv_free(&opts);
 	} else {
 		report_print(results, s->o, stdout);
@@ -423,7 +424,8 @@ int side_finish(struct side *s)
 	}
 	if (s->json.f) {
 		options_dump(s->o, &opts);
-		write_json(s->json.f, &opts, &results, &s->rs, side_role(s));
+		write_json(s->json.f, &opts, &results, &s->res, &s->rs,
+			   side_role(s));
 		if (out_commit(&s->json, err, sizeof(err)))
 			log_err("%s", err), rc = 1;
 	}

@@ -3,6 +3,9 @@
 # through to its target, a directory is refused before the test, and no
 # temporary file is left on any exit netstage controls.
 
+CHECK_SCHEMA=$PWD/tests/func/check_schema.py
+SCHEMA=$PWD/docs/netstage.schema.json
+
 # Temporary files this test's runs left: beside an output (NAME.XXXXXX)
 # or --local's in $TMPDIR.
 stray_files() {
@@ -101,4 +104,30 @@ t_no_temporary_file_is_left_behind() {
 		rc=$?
 	expect_eq "$rc" 3 "os.exit status"
 	expect_eq "$(stray_files | wc -l)" 0 "after os.exit: $(stray_files)"
+}
+
+# Every JSON document netstage writes validates against the schema in
+# docs/ (python3-jsonschema, Debian's: /usr/bin/python3), and its
+# nested stages are its stage keys (issue 12).
+t_json_schema_validates_every_document() {
+	local py=/usr/bin/python3
+
+	$py -c 'import jsonschema' 2> /dev/null ||
+		{ echo "no python3-jsonschema"; exit "$SKIP"; }
+	ns tcp_stream --local -l 1 -q --json stream.json > out
+	ns tcp_rr --local -l 1 -q --output-format json > stdout.json
+	set -- stream.json stdout.json
+	if [ "$(id -u)" -eq 0 ]; then
+		ns tcp_rr --local -l 1 -q --trace --json traced.json > out
+		ns udp_rr --local -l 1 -q --trace=hist --json hist.json > out
+		ns tcp_crr --local -l 1 -q --trace --output-format json > crr.json
+		set -- "$@" traced.json hist.json crr.json
+		python3 - traced.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert "wakeup" in d["client"]["stages"] and "app" in d["server"]["stages"]
+assert d["waterfall"]["transactions"] > 0
+PY
+	fi
+	$py "$CHECK_SCHEMA" "$SCHEMA" "$@" > schema.out || fail "$(cat schema.out)"
 }
