@@ -24,6 +24,7 @@
 #include "script/script.h"
 #include "side.h"
 #include "trace/perfetto.h"
+#include "trace/summary.h"
 #include "trace/tracer.h"
 #include "trace/waterfall.h"
 #include "worker.h"
@@ -46,6 +47,7 @@ struct local {
 	char *perfetto;		/* --perfetto: the parent writes both sides */
 	char *report;		/* --report: the same */
 	FILE *peer;		/* --script: the server's keys, for r.peer */
+	FILE *peer_ts;		/* and its trace summary */
 	pid_t pid;
 };
 
@@ -71,7 +73,7 @@ static void run_child(struct options *o, const struct workload *wl,
 	dup2(fileno(l->server_out), STDOUT_FILENO);
 	side_table_to(l->server_table);
 	side_records_to(l->recs[0]);
-	side_results_to(l->peer);
+	side_results_to(l->peer, l->peer_ts);
 	o->client = 0;
 	o->local = 0;
 	o->enable_write = 0;
@@ -274,6 +276,8 @@ static void local_free(struct local *l)
 		fclose(l->client_out);
 	if (l->peer)
 		fclose(l->peer);
+	if (l->peer_ts)
+		fclose(l->peer_ts);
 	if (l->client_table)
 		fclose(l->client_table);
 	for (int i = 0; i < 2; i++)
@@ -418,15 +422,26 @@ static const char *lookup(const struct kv_list *kv, const char *key)
 	return NULL;
 }
 
-/* --script: run()'s result gets the server's keys as r.peer. */
-static void keep_peer(FILE *f)
+/*
+ * --script: run()'s result gets the server's as r.peer: its keys, its
+ * trace summary and its records (the waterfall's, when there is one).
+ */
+static void keep_peer(struct local *l, const struct waterfall *w)
 {
+	struct trace_summary *ts = xcalloc(1, sizeof(*ts));
 	struct kv_list kv = { 0 };
+	int have_ts = 0;
 
-	read_kv(f, &kv);
+	read_kv(l->peer, &kv);
+	if (l->peer_ts) {
+		rewind(l->peer_ts);
+		have_ts = fread(ts, sizeof(*ts), 1, l->peer_ts) == 1;
+	}
 	if (kv.n)
-		script_keep_peer(script_current(), &kv);
+		script_keep_peer(script_current(), &kv, have_ts ? ts : NULL,
+				 w ? w->t[1].r : NULL, w ? w->t[1].n : 0);
 	kv_free(&kv);
+	free(ts);
 }
 
 /*
@@ -553,8 +568,10 @@ int local_run(struct options *o, const struct workload *wl)
 		l.server_out = NULL;
 	if (glance_on(o) && (l.client_table = tmpfile()))
 		side_table_to(l.client_table);
-	if (script_current())
+	if (script_current()) {
 		l.peer = tmpfile();
+		l.peer_ts = tmpfile();
+	}
 	if (!l.server_out || !l.server_table || pipe2(pfd, O_CLOEXEC)) {
 		log_err("--local: %s", strerror(errno));
 		return EXIT_RUNTIME;
@@ -612,10 +629,10 @@ int local_run(struct options *o, const struct workload *wl)
 		kill(l.pid, SIGTERM);
 	src = reap(l.pid);
 	server_pid = 0;
-	if (l.peer)
-		keep_peer(l.peer);
 	if (!rc && !src && l.recs[1])
 		w = waterfall(&l, o, wl, &wf);
+	if (l.peer)
+		keep_peer(&l, w);
 	finish_output(&l, o, w, &wf);
 	if (w && write_files(&l, w, o, wl, both))
 		rc = EXIT_RUNTIME;

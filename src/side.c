@@ -120,12 +120,34 @@ void side_table_to(FILE *f)
 	table_out = f;
 }
 
-/* Where the result keys go too, for a --local script's r.peer (or NULL). */
-static FILE *results_out;
+/*
+ * Where the result keys go too, and the trace summary (its histograms),
+ * for a --local script's r.peer (or NULL).
+ */
+static FILE *results_out, *summary_out;
 
-void side_results_to(FILE *f)
+void side_results_to(FILE *keys, FILE *summary)
 {
-	results_out = f;
+	results_out = keys;
+	summary_out = summary;
+}
+
+static void write_results(const struct side *s, const struct kv_list *kv)
+{
+	struct trace_summary *ts;
+
+	kv_print(kv, results_out, s->o->prefix);
+	fflush(results_out);
+	if (!summary_out || !s->rs.tracer)
+		return;
+	/* Its histograms make it large: not on the stack. */
+	ts = xcalloc(1, sizeof(*ts));
+	*ts = s->res.trace;
+	ts->cost = NULL;	/* a pointer: no meaning in the reader */
+	if (fwrite(ts, sizeof(*ts), 1, summary_out) != 1 || fflush(summary_out))
+		log_err("--local: the trace summary for the script: %s",
+			strerror(errno));
+	free(ts);
 }
 
 /* Where the kept records are dumped for --local's waterfall (or NULL). */
@@ -375,10 +397,8 @@ int side_finish(struct side *s)
 			"flow at most)", (unsigned long long)s->res.behind,
 			rr_open_inflight(&s->rs));
 	print_results(s, &results);
-	if (results_out) {
-		kv_print(&results, results_out, s->o->prefix);
-		fflush(results_out);
-	}
+	if (results_out)
+		write_results(s, &results);
 	if ((s->trace_records.f || s->rs.script) &&
 	    s->res.trace.records_offered > s->res.trace.records_kept)
 		log_err("--trace-max-records: the records are %llu of %llu "

@@ -88,8 +88,11 @@ void side_table_to(FILE *f);
  * finishes (trace_records_dump()), for the parent's waterfall.
  */
 void side_records_to(FILE *f);
-/* --local with a script: the result keys are written to f as well. */
-void side_results_to(FILE *f);
+/*
+ * --local with a script: the result keys are written to `keys` as
+ * well, and a traced side's struct trace_summary to `summary`.
+ */
+void side_results_to(FILE *keys, FILE *summary);
 /* Adds the flow, registering its socket with the tracer first. */
 void side_add_flow(struct side *s, struct flow *f);
 int side_start(struct side *s, char *err, size_t len);

@@ -13,6 +13,7 @@
 #include "../common.h"
 #include "../side.h"
 #include "../trace/collect.h"
+#include "../trace/join.h"
 #include "../trace/summary.h"
 #include "engine.h"
 #include "results.h"
@@ -40,8 +41,7 @@ struct kept {
 	struct interval_sum *iv;	/* r.intervals */
 	long niv;
 	int iv_lat;			/* they have latency percentiles */
-	int has_peer;			/* --local: the server's keys */
-	struct kv_list peer;
+	struct kept *peer;		/* --local: the server's results */
 };
 
 struct lrec {
@@ -54,7 +54,7 @@ void results_free(struct kept *k)
 	if (!k)
 		return;
 	kv_free(&k->keys);
-	kv_free(&k->peer);
+	results_free(k->peer);
 	free(k->iv);
 	for (int i = 0; i < k->nworkers; i++)
 		free(k->recs[i]);
@@ -116,13 +116,61 @@ void script_keep_results(struct script *sc, struct side *s,
 	sc->kept = k;
 }
 
-void script_keep_peer(struct script *sc, const struct kv_list *keys)
+static const char *key_text(const struct kept *k, const char *key)
 {
+	size_t i;
+
+	for (i = 0; i < k->keys.n; i++)
+		if (!strcmp(k->keys.v[i].key, key))
+			return k->keys.v[i].text;
+	return NULL;
+}
+
+/* The server's records, as the worker arrays the iterator walks. */
+static void peer_records(struct kept *p, const struct join_rec *recs, long n)
+{
+	struct trace_rec *r = xcalloc(n ? n : 1, sizeof(*r));
+	long i;
+
+	for (i = 0; i < n; i++) {
+		r[i].flow_id = recs[i].flow_id;
+		r[i].seq = recs[i].seq;
+		r[i].port = recs[i].port;
+		r[i].next_port = recs[i].next_port;
+		r[i].slowest = recs[i].slowest;
+		memcpy(r[i].b, recs[i].b, sizeof(r[i].b));
+	}
+	p->recs[0] = r;
+	p->nrec[0] = p->nrecs = n;
+	p->nworkers = 1;
+}
+
+void script_keep_peer(struct script *sc, const struct kv_list *keys,
+		      const struct trace_summary *ts,
+		      const struct join_rec *recs, long n)
+{
+	struct kept *p;
+	const char *t;
+
 	if (!sc->kept)
 		return;
-	kv_free(&sc->kept->peer);
-	copy_keys(&sc->kept->peer, keys);
-	sc->kept->has_peer = 1;
+	p = xcalloc(1, sizeof(*p));
+	p->role = "server";
+	p->workload = sc->kept->workload;
+	copy_keys(&p->keys, keys);
+	t = key_text(p, "time_start");
+	p->t_start = t ? (uint64_t)(strtod(t, NULL) * 1e9) : 0;
+	p->iv = xcalloc(1, sizeof(*p->iv));
+	p->trace_asked = sc->kept->trace_asked;
+	p->traced = ts != NULL;
+	if (ts) {
+		p->ts = *ts;
+		p->nstages = trace_stage_count(&p->ts);
+		p->defs = trace_stage_defs(&p->ts);
+		peer_records(p, recs, recs ? n : 0);
+	}
+	results_free(sc->kept->peer);
+	sc->kept->peer = p;
 }
 
 static void push_hist(lua_State *L, const struct hist *h)
@@ -386,15 +434,6 @@ static void push_keys(lua_State *L, const struct kept *k)
 	}
 }
 
-static const char *key_text(const struct kept *k, const char *key)
-{
-	size_t i;
-
-	for (i = 0; i < k->keys.n; i++)
-		if (!strcmp(k->keys.v[i].key, key))
-			return k->keys.v[i].text;
-	return NULL;
-}
 
 static void push_trace(lua_State *L, struct kept *k)
 {
@@ -454,32 +493,11 @@ static void push_intervals(lua_State *L, const struct kept *k)
 	}
 }
 
-/* r.peer: the server's keys under --local, as r.keys are the client's. */
-static void push_peer(lua_State *L, const struct kept *k)
-{
-	struct kept peer = { .keys = k->peer };
-	const char *t;
-
-	lua_newtable(L);
-	lua_pushstring(L, "server");
-	lua_setfield(L, -2, "side");
-	push_keys(L, &peer);
-	lua_setfield(L, -2, "keys");
-	t = key_text(&peer, "throughput");
-	set_num(L, "throughput", t ? strtod(t, NULL) : 0);
-	t = key_text(&peer, "num_transactions");
-	set_int(L, "transactions", t ? strtoll(t, NULL, 10) : 0);
-}
-
-int results_push(lua_State *L, struct kept *k)
+/* One side's results table (the server's too, as r.peer). */
+static void push_results(lua_State *L, struct kept *k)
 {
 	const char *t;
 
-	if (!k)
-		return lua_pushnil(L), 1;
-	if (lua_getfield(L, LUA_REGISTRYINDEX, RESULTS_KEY) == LUA_TTABLE)
-		return 1;
-	lua_pop(L, 1);
 	lua_newtable(L);
 	lua_pushstring(L, k->role);
 	lua_setfield(L, -2, "side");
@@ -501,10 +519,20 @@ int results_push(lua_State *L, struct kept *k)
 	}
 	push_intervals(L, k);
 	lua_setfield(L, -2, "intervals");
-	if (k->has_peer) {
-		push_peer(L, k);
+	if (k->peer) {
+		push_results(L, k->peer);
 		lua_setfield(L, -2, "peer");
 	}
+}
+
+int results_push(lua_State *L, struct kept *k)
+{
+	if (!k)
+		return lua_pushnil(L), 1;
+	if (lua_getfield(L, LUA_REGISTRYINDEX, RESULTS_KEY) == LUA_TTABLE)
+		return 1;
+	lua_pop(L, 1);
+	push_results(L, k);
 	lua_pushvalue(L, -1);
 	lua_setfield(L, LUA_REGISTRYINDEX, RESULTS_KEY);
 	return 1;

@@ -75,10 +75,16 @@ void script_keep_results(struct script *sc, struct side *s,
 			 const struct kv_list *results);
 
 /*
- * --local: the server's result keys, for run()'s result (r.peer); the
- * parent reads them from the file the server wrote (side_results_to()).
+ * --local: the server's results for run()'s (r.peer), which the parent
+ * reads from what the server wrote (side_results_to()): its keys, its
+ * trace summary (NULL: untraced) and its kept records (n of them, as
+ * trace_records_dump() wrote them; NULL: none).
  */
-void script_keep_peer(struct script *sc, const struct kv_list *keys);
+struct trace_summary;
+struct join_rec;
+void script_keep_peer(struct script *sc, const struct kv_list *keys,
+		      const struct trace_summary *ts,
+		      const struct join_rec *recs, long n);
 
 const char *script_hook_name(enum hook h);
 

@@ -30,6 +30,7 @@ struct join_rec {
 	uint16_t port;		/* its connection's client port (0: none) */
 	uint16_t next_port;	/* the port it went on with; 0: unknown */
 	uint32_t flow_id;	/* the side's flow (its track in a trace) */
+	uint8_t slowest;	/* kept as one of the slowest, not sampled */
 	uint64_t seq;		/* the flow's transaction number */
 	uint64_t b[NS_B_COUNT];	/* CLOCK_MONOTONIC ns, 0: not stamped */
 };

@@ -271,6 +271,7 @@ static void to_join_rec(struct join_rec *jr, const struct trace_rec *tr)
 	jr->port = tr->port;
 	jr->next_port = tr->next_port;
 	jr->flow_id = tr->flow_id;
+	jr->slowest = (uint8_t)tr->slowest;
 	jr->seq = tr->seq;
 	memcpy(jr->b, tr->b, sizeof(jr->b));
 }

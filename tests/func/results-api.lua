@@ -3,6 +3,13 @@
 local r = run()
 print("peer " .. r.peer.side .. " " .. r.peer.transactions .. " " ..
       math.type(r.peer.keys.num_transactions))
+local pt, pn = r.peer.trace, 0
+for rec in pt:records() do
+	pn = pn + 1
+	assert(rec:stamp("NETIF_RX") > 0 and rec.app >= 0, "server record")
+end
+print("peer trace " .. pt.transactions .. " " .. pt.stage.app.count ..
+      " " .. pn)
 print("intervals " .. #r.intervals)
 local sum = 0
 for _, iv in ipairs(r.intervals) do

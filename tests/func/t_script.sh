@@ -230,8 +230,11 @@ t_script_results_api() {
 	need_root
 	ns tcp_rr --local -l 2 -q --trace --script "$RESULTS_API" \
 		--output-format kv > out 2> err || fail "$(cat err)"
-	expect_eq "$(grep '^peer ' out)" \
+	expect_eq "$(grep '^peer server ' out)" \
 		"peer server $(key out server.num_transactions) integer" "peer"
+	expect_eq "$(grep '^peer trace ' out)" \
+		"peer trace $(key out server.trace_transactions) $(key out server.stage_app_count) $(key out server.trace_records_kept)" \
+		"peer trace"
 	expect_eq "$(grep '^intervals ' out)" \
 		"intervals $(key out client.num_samples)" "intervals"
 	expect_eq "$(grep '^hist ' out)" "hist 4 5.0 7.0 7.0" "histogram"
