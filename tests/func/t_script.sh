@@ -66,8 +66,12 @@ t_script_check_src_addr() {
 }
 
 # A bind-to-device server in namespace $1, bound to its veth; SRV set.
+# --foreground: killed, timeout would follow SIGTERM with a SIGCONT to
+# the server, and a SIGCONT discards the SIGSTOP with which a sanitized
+# server's exiting LeakSanitizer stops it: both then wait for ever.
 bound_server() {
-	IFNAME=v$1 ip netns exec "$1" timeout 30 "$NETSTAGE" tcp_stream -q \
+	IFNAME=v$1 ip netns exec "$1" timeout --foreground 30 "$NETSTAGE" \
+		tcp_stream -q \
 		--script "$EX/bind-to-device.lua" > "$2" 2> "$2.err" &
 	SRV=$!
 	for i in $(seq 100); do
