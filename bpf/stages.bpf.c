@@ -73,6 +73,8 @@ volatile __u16 data_port;
 volatile __s64 real_offset;
 /* The kernel has no tcp_sendmsg_locked tracepoint: no TCP_SEND. */
 const volatile __u8 no_tcp_send;
+/* --trace-sched: the scheduler's wake-up of each worker thread. */
+const volatile __u8 sched;
 /*
  * bench/overhead.sh only: every program returns at once, to measure what
  * entering them costs. Frozen with the rest: the verifier prunes it.
@@ -127,6 +129,27 @@ struct {
 	__type(key, __u32);
 	__type(value, __u16);
 } next_ports SEC(".maps");
+
+/*
+ * --trace-sched, per worker thread: its last wake-up, when it got a
+ * CPU after it, and the task it took the CPU from. A record takes them
+ * at its end, in the worker's own call; the merge keeps them only if
+ * they lie between the transaction's DATA_READY and EPOLL_RET.
+ */
+struct wsched {
+	__u64 woken;
+	__u64 on_cpu;		/* 0: not on a CPU since woken */
+	__u32 held_pid;
+	__u32 held_cpu;
+	char held_comm[16];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, NS_MAX_RINGS);
+	__type(key, __u32);
+	__type(value, struct wsched);
+} wscheds SEC(".maps");
 
 /* One ring per worker, so each worker reads only its own records. */
 struct {
@@ -261,9 +284,13 @@ static const struct kstage kstages[] = { NS_KSTAGES(KDEF) };
 /* Each kernel boundary's enum ns_boundary, for the record. */
 #define KB_K(name) NS_B_##name,
 #define KB_U(name)
+#define KB_S(name)
+#define KB_M(name)
 #define KB(name, where) KB_##where(name)
 static const __u8 kb[NS_K_COUNT] = { NS_BOUNDARIES(KB) };
 #undef KB
+#undef KB_M
+#undef KB_S
 #undef KB_U
 #undef KB_K
 
@@ -365,6 +392,25 @@ static __always_inline __u16 next_port(const struct ns_sk *st)
 	return port;
 }
 
+static __always_inline void sched_stamps(struct ns_krecord *r, __u32 worker)
+{
+	struct wsched *w;
+
+	r->held_pid = 0;
+	r->held_cpu = 0;
+	r->held_comm[0] = 0;
+	if (!sched)
+		return;
+	w = bpf_map_lookup_elem(&wscheds, &worker);
+	if (!w)
+		return;
+	r->t[NS_B_WOKEN] = w->woken;
+	r->t[NS_B_ON_CPU] = w->on_cpu;
+	r->held_pid = w->held_pid;
+	r->held_cpu = w->held_cpu;
+	__builtin_memcpy(r->held_comm, w->held_comm, sizeof(r->held_comm));
+}
+
 /*
  * Hand transaction m to its worker and free its slot. It ends in the
  * worker's own recv or send: a socket BPF made storage for learns its
@@ -397,6 +443,7 @@ static __always_inline void emit(struct ns_sk *st, __u32 m)
 			r->t[i] = 0;
 		for (i = 0; i < NS_K_COUNT; i++)
 			r->t[kb[i]] = sl[i];
+		sched_stamps(r, worker);
 		/* The worker polls its ring after each transaction: no wake-up. */
 		bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
 	} else {
@@ -1227,4 +1274,51 @@ int BPF_PROG(sock_send_length, struct sock *sk, int ret, int flags)
 	if (empty)
 		return 0;
 	return ret > 0 ? message_part(sk, ret, 0) : 0;
+}
+
+/*
+ * --trace-sched: a worker thread made runnable. Both programs run for
+ * every task of the machine: a hash lookup of the thread, then out.
+ */
+static __always_inline struct wsched *worker_sched(const struct task_struct *p)
+{
+	__u32 tid = p->pid, *w;
+
+	w = bpf_map_lookup_elem(&threads, &tid);
+	return w ? bpf_map_lookup_elem(&wscheds, w) : NULL;
+}
+
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(sched_wakeup, struct task_struct *p)
+{
+	struct wsched *w;
+
+	if (empty)
+		return 0;
+	w = worker_sched(p);
+	if (w) {
+		w->woken = bpf_ktime_get_ns();
+		w->on_cpu = 0;
+	}
+	return 0;
+}
+
+/* It gets a CPU: the first time since its wake-up, and from whom. */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev,
+	     struct task_struct *next, unsigned int prev_state)
+{
+	struct wsched *w;
+
+	if (empty)
+		return 0;
+	w = worker_sched(next);
+	if (!w || !w->woken || w->on_cpu)
+		return 0;
+	w->on_cpu = bpf_ktime_get_ns();
+	w->held_pid = prev->pid;
+	w->held_cpu = bpf_get_smp_processor_id();
+	bpf_probe_read_kernel_str(w->held_comm, sizeof(w->held_comm),
+				  prev->comm);
+	return 0;
 }

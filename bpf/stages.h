@@ -28,18 +28,29 @@
 	X(SYN_SENT, K)	  /* tcp_crr: connect() sends the SYN */		\
 	X(ESTABLISHED, K) /* tcp_crr: the handshake completes on the socket */ \
 	X(ACCEPT_RET, U)  /* tcp_crr server: accept() returned the socket */ \
-	X(POLL_RET, K)	  /* observe: the reader's epoll/poll return */
+	X(POLL_RET, K)	  /* observe: the reader's epoll/poll return */ \
+	X(BUSY_END, M)	  /* --trace-sched: a running reader's other work ends */ \
+	X(WOKEN, S)	  /* --trace-sched: sched_wakeup of the reader */ \
+	X(ON_CPU, S)	  /* --trace-sched: sched_switch onto the reader */
 
 #define NS_B_ENUM(name, where) NS_B_##name,
 enum ns_boundary { NS_BOUNDARIES(NS_B_ENUM) NS_B_COUNT };
 #undef NS_B_ENUM
 
-/* The kernel boundaries alone, numbered for BPF's per-message slots. */
+/*
+ * The kernel boundaries alone, numbered for BPF's per-message slots.
+ * S ones are the scheduler's, kept per worker thread, not per message;
+ * M ones the merge makes from the others (docs/stages.md).
+ */
 #define NS_K_ENUM_K(name) NS_K_##name,
 #define NS_K_ENUM_U(name)
+#define NS_K_ENUM_S(name)
+#define NS_K_ENUM_M(name)
 #define NS_K_ENUM(name, where) NS_K_ENUM_##where(name)
 enum ns_kboundary { NS_BOUNDARIES(NS_K_ENUM) NS_K_COUNT };
 #undef NS_K_ENUM
+#undef NS_K_ENUM_M
+#undef NS_K_ENUM_S
 #undef NS_K_ENUM_U
 #undef NS_K_ENUM_K
 
@@ -158,17 +169,37 @@ enum ns_side {
 	NS_CLIENT = 0, NS_SERVER = 1, NS_CLIENT_UDP = 2, NS_SERVER_UDP = 3,
 	NS_CLIENT_CRR = 4, NS_SERVER_CRR = 5, NS_SERVER_OBS = 9
 };
-#define NS_SIDES 10
 #define NS_UDP_BIT 2
 #define NS_CRR_BIT 4
 #define NS_OBS_BIT 8
+/*
+ * --trace-sched (user space only; BPF sees the side without it): the
+ * side's `wakeup` split by the scheduler's boundaries into
+ * NS_SCHED_STAGES. Stage lists are made for side | NS_SCHED_BIT too.
+ */
+#define NS_SCHED_BIT 16
+#define NS_SIDES 32
+#define NS_IS_SCHED(s) ((s) & NS_SCHED_BIT)
+
+/*
+ * X(stage, from, to): what `wakeup` (DATA_READY to EPOLL_RET) becomes.
+ * A reader asleep when its data came: busy is 0 (BUSY_END is
+ * DATA_READY), then the wake-up call, the wait for a CPU, the return to
+ * user space. One running already: busy is all of it (BUSY_END, WOKEN
+ * and ON_CPU are EPOLL_RET), the time behind its other work.
+ */
+#define NS_SCHED_STAGES(X)					\
+	X(busy, DATA_READY, BUSY_END)				\
+	X(wake_call, BUSY_END, WOKEN)				\
+	X(runq, WOKEN, ON_CPU)					\
+	X(to_user, ON_CPU, EPOLL_RET)
 #define NS_IS_SERVER(s) ((s) & 1)
 #define NS_IS_UDP(s) ((s) & NS_UDP_BIT)
 #define NS_IS_CRR(s) ((s) & NS_CRR_BIT)
 #define NS_IS_OBS(s) ((s) & NS_OBS_BIT)
 
-/* Stages of a side at most (a tcp_crr client's: 11). */
-#define NS_MAX_STAGES 12
+/* Stages of a side at most (a tcp_crr client's with --trace-sched: 14). */
+#define NS_MAX_STAGES 16
 
 /* Workers that can be traced, and each one's ring buffer. */
 #define NS_MAX_RINGS 256
@@ -241,6 +272,11 @@ struct ns_krecord {
 	unsigned short pad2[3];
 	unsigned long long seq;
 	unsigned long long t[NS_B_COUNT];	/* 0: not seen */
+	/* --trace-sched: the task switched out as ON_CPU's reader came in */
+	unsigned int held_pid;
+	unsigned short held_cpu;
+	unsigned short pad3;
+	char held_comm[16];
 };
 
 #endif

@@ -179,6 +179,8 @@ static const struct opt_def defs[] = {
 	{ "trace_sample", 0, T_INT, O(trace_sample), W_TCP_RR, "1", 1,
 	  1 << 30,
 	  "with --trace: time one transaction in N per flow (those whose number is a multiple of N); the others cost BPF one lookup per event" },
+	{ "trace_sched", 0, T_BOOL, O(trace_sched), W_RR, NULL, 0, 0,
+	  "with --trace: split wakeup into busy, wake_call, runq and to_user (sched_wakeup, sched_switch), and name what held the CPU" },
 	{ "timestamping", 0, T_BOOL, O(timestamping), W_TCP_RR, NULL, 0, 0,
 	  "with --trace: add the kernel's SO_TIMESTAMPING software stamps to each record" },
 	{ "hook_timeout", 0, T_INT, O(hook_timeout), W_EVERY, "2000", 0,
@@ -675,6 +677,9 @@ int options_validate(struct options *o, char *err, size_t len)
 	if ((o->burst > 1 || o->rate > 0) && o->timestamping)
 		return fail(err, len, NULL,
 			    "option --timestamping: one request in flight (not with --burst or --rate)");
+	if (o->trace_sched && o->trace != 1)
+		return fail(err, len, NULL,
+			    "option --trace-sched: needs --trace (records)");
 	if (o->timestamping && o->trace != 1)
 		return fail(err, len, NULL,
 			    "option --timestamping: needs --trace (records)");

@@ -100,6 +100,7 @@ struct options {
 	int trace_max_records;
 	int trace_sample;	/* --trace times one transaction in this many */
 	int timestamping;	/* SO_TIMESTAMPING stamps in the records */
+	int trace_sched;	/* wakeup split by the scheduler's events */
 	/* stream */
 	int buffer_size;
 	int enable_read;

@@ -573,6 +573,37 @@ static void json_hist(FILE *f, const struct hist *h)
 	fputc('}', f);
 }
 
+/* The slowest kept transactions, stage by stage, and what held the CPU. */
+static void json_tail(FILE *f, const struct trace_summary *ts)
+{
+	const struct stage_def *d = trace_stage_defs(ts);
+	int i, j;
+
+	fputs("  \"slowest\": [", f);
+	for (i = 0; i < ts->ntail; i++) {
+		const struct trace_rec *r = &ts->tail[i];
+
+		fprintf(f, "%s\n    {\"flow\": %u, \"seq\": %llu, "
+			"\"span_us\": %.3f, \"stages\": {", i ? "," : "",
+			r->flow_id, (unsigned long long)r->seq, r->span / 1e3);
+		for (j = 0; j < trace_stage_count(ts); j++) {
+			fprintf(f, "%s", j ? ", " : "");
+			json_string(f, d[j].name);
+			fprintf(f, ": %.3f",
+				(r->b[d[j].to] - r->b[d[j].from]) / 1e3);
+		}
+		fputc('}', f);
+		if (r->held_comm[0]) {
+			fputs(", \"held\": {\"comm\": ", f);
+			json_string(f, r->held_comm);
+			fprintf(f, ", \"pid\": %u, \"cpu\": %u}", r->held_pid,
+				r->held_cpu);
+		}
+		fputc('}', f);
+	}
+	fputs(ts->ntail ? "\n  ],\n" : "],\n", f);
+}
+
 /* The latency and each stage as objects: the stage_* keys, nested. */
 static void json_hists(FILE *f, const struct side_result *r,
 		       const struct run_shared *rs)
@@ -598,6 +629,7 @@ static void json_hists(FILE *f, const struct side_result *r,
 		json_hist(f, &ts->stage[i]);
 	}
 	fputs("\n  },\n", f);
+	json_tail(f, ts);
 }
 
 void write_json(FILE *f, const struct kv_list *opts,

@@ -164,7 +164,7 @@ static struct tracer *both_ends;
 struct tracer *side_open_both(const struct options *o,
 			      const struct workload *wl)
 {
-	struct run_shared rs = { .wl = wl, .is_client = 1 };
+	struct run_shared rs = { .o = o, .wl = wl, .is_client = 1 };
 	struct tracer_cfg cfg = {
 		.side = trace_side(&rs),
 		.rx_size = o->response_size,
@@ -299,6 +299,7 @@ void side_keep_records(struct side *s)
 			ts->records_kept++;
 			ts->records_slowest += tw[i]->recs[j].slowest;
 		}
+	trace_find_tail(ts, s->workers, s->nworkers);
 	free(tw);
 }
 

@@ -336,6 +336,22 @@ static int rec_stamps(lua_State *L)
 	return 1;
 }
 
+/* rec.held: {comm, pid, cpu} of the task its reader waited behind. */
+static void push_held(lua_State *L, const struct trace_rec *r)
+{
+	if (!r->held_comm[0]) {
+		lua_pushnil(L);
+		return;
+	}
+	lua_createtable(L, 0, 3);
+	lua_pushstring(L, r->held_comm);
+	lua_setfield(L, -2, "comm");
+	lua_pushinteger(L, r->held_pid);
+	lua_setfield(L, -2, "pid");
+	lua_pushinteger(L, r->held_cpu);
+	lua_setfield(L, -2, "cpu");
+}
+
 static int rec_index(lua_State *L)
 {
 	const struct lrec *r = luaL_checkudata(L, 1, REC_MT);
@@ -356,6 +372,8 @@ static int rec_index(lua_State *L)
 				   (double)r->k->t_start) / 1e9);
 	else if (!strcmp(k, "kept"))
 		lua_pushstring(L, r->r->slowest ? "slowest" : "sample");
+	else if (!strcmp(k, "held"))
+		push_held(L, r->r);
 	else if (!strcmp(k, "stamp"))
 		lua_pushcfunction(L, rec_stamp);
 	else if (!strcmp(k, "stamps"))

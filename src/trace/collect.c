@@ -213,6 +213,9 @@ struct trace_rec *trace_worker_account(struct trace_worker *tw,
 	rec.sw_rx = m->sw_rx;
 	rec.prio = p;
 	rec.span = m->total;
+	rec.held_pid = m->held_pid;
+	rec.held_cpu = m->held_cpu;
+	memcpy(rec.held_comm, m->held_comm, sizeof(rec.held_comm));
 	if (slow)
 		keep_slow(tw, &rec);
 	return sampled ? keep(tw, &rec) : NULL;

@@ -32,6 +32,9 @@ struct trace_rec {
 	uint64_t prio;		/* its place in the sample (collect.c) */
 	uint64_t span;		/* its side's first to last boundary, ns */
 	int slowest;		/* kept as one of the slowest, not sampled */
+	/* --trace-sched: the task its reader took the CPU from ("": none) */
+	uint32_t held_pid, held_cpu;
+	char held_comm[16];
 };
 
 struct trace_worker {

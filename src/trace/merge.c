@@ -3,6 +3,8 @@
 
 #include "merge.h"
 
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
 #define DEF(side, stage, from_b, to_b)					\
 	{ NS_##side, { #stage, NS_B_##from_b, NS_B_##to_b } },
 
@@ -27,6 +29,26 @@ static struct stage_def kby_side[NS_SIDES][NS_MAX_KSTAGES];
 static int nkby_side[NS_SIDES];
 static pthread_once_t indexed = PTHREAD_ONCE_INIT;
 
+#define SCHED_DEF(stage, from_b, to_b) { #stage, NS_B_##from_b, NS_B_##to_b },
+static const struct stage_def sched_stages[] = { NS_SCHED_STAGES(SCHED_DEF) };
+#undef SCHED_DEF
+
+/* side | NS_SCHED_BIT: side's stages, wakeup split (NS_SCHED_STAGES). */
+static void sched_side(int s)
+{
+	int i, k, t = s | NS_SCHED_BIT;
+	const struct stage_def *d = by_side[s];
+
+	for (i = 0; i < nby_side[s]; i++) {
+		if (d[i].from != NS_B_DATA_READY || d[i].to != NS_B_EPOLL_RET) {
+			by_side[t][nby_side[t]++] = d[i];
+			continue;
+		}
+		for (k = 0; k < (int)ARRAY_LEN(sched_stages); k++)
+			by_side[t][nby_side[t]++] = sched_stages[k];
+	}
+}
+
 static void build_index(void)
 {
 	size_t i;
@@ -36,6 +58,8 @@ static void build_index(void)
 
 		by_side[s][nby_side[s]++] = all_stages[i].def;
 	}
+	for (i = 0; i < NS_SCHED_BIT; i++)
+		sched_side((int)i);
 	for (i = 0; i < sizeof(all_kstages) / sizeof(all_kstages[0]); i++) {
 		int s = all_kstages[i].side;
 
@@ -81,6 +105,32 @@ const char *boundary_name(enum ns_boundary b)
 	return b < NS_B_COUNT ? bnames[b] : "?";
 }
 
+/*
+ * --trace-sched: the worker's last wake-up and its CPU after it (the
+ * record's WOKEN, ON_CPU) are this transaction's if they lie between
+ * its DATA_READY and its EPOLL_RET: it slept until the data came.
+ * Otherwise it was running, behind other work, until EPOLL_RET.
+ */
+static void split_wakeup(struct merged *m, const struct ns_krecord *k)
+{
+	uint64_t ready = m->b[NS_B_DATA_READY], ret = m->b[NS_B_EPOLL_RET];
+	uint64_t woken = m->b[NS_B_WOKEN], on = m->b[NS_B_ON_CPU];
+
+	/* No epoll wait of its own (blocking I/O, a later read of a batch). */
+	if (!ret)
+		ret = m->b[NS_B_EPOLL_RET] = ready;
+
+	if (ready && woken >= ready && on >= woken && ret >= on) {
+		m->b[NS_B_BUSY_END] = ready;
+		m->held_pid = k->held_pid;
+		m->held_cpu = k->held_cpu;
+		memcpy(m->held_comm, k->held_comm, sizeof(m->held_comm));
+		m->held_comm[sizeof(m->held_comm) - 1] = '\0';
+		return;
+	}
+	m->b[NS_B_BUSY_END] = m->b[NS_B_WOKEN] = m->b[NS_B_ON_CPU] = ret;
+}
+
 enum merge_result merge_transaction(enum ns_side side,
 				    const struct ns_krecord *k,
 				    const struct ustamps *u, struct merged *m)
@@ -113,6 +163,9 @@ enum merge_result merge_transaction(enum ns_side side,
 	if (seen && queued && queued <= seen &&
 	    (!m->b[NS_B_DATA_READY] || m->b[NS_B_DATA_READY] > seen))
 		m->b[NS_B_DATA_READY] = seen;
+	/* First: its EPOLL_RET may be missing, and it knows whence. */
+	if (NS_IS_SCHED(side))
+		split_wakeup(m, k);
 	/*
 	 * No epoll (or, observed, a thread that did not wait for this
 	 * request): the wait ends where the recv that follows starts.

@@ -50,6 +50,9 @@ struct merged {
 	uint64_t total;			/* first to last boundary */
 	uint64_t sw_tx, sw_rx;		/* carried from the user stamps */
 	enum ns_boundary bad;		/* with MISSING or DISORDER: where */
+	/* --trace-sched, a reader that slept: who had its CPU (else "") */
+	uint32_t held_pid, held_cpu;
+	char held_comm[16];
 };
 
 /*

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "../common.h"
+#include "../report.h"
 #include "../worker.h"
 #include "collect.h"
 #include "join.h"
@@ -171,6 +172,73 @@ void trace_kv_names(const struct trace_summary *ts, struct kv_list *out)
 }
 
 
+void trace_find_tail(struct trace_summary *ts, struct worker *w, int n)
+{
+	int i, k;
+	long r;
+
+	ts->ntail = 0;
+	for (i = 0; i < n; i++)
+		for (r = 0; w[i].tw && r < w[i].tw->nrecs; r++) {
+			const struct trace_rec *tr = &w[i].tw->recs[r];
+
+			/* Insertion into the few kept, longest first. */
+			for (k = ts->ntail; k > 0 && ts->tail[k - 1].span <
+						     tr->span; k--)
+				if (k < TRACE_TAIL)
+					ts->tail[k] = ts->tail[k - 1];
+			if (k < TRACE_TAIL) {
+				ts->tail[k] = *tr;
+				if (ts->ntail < TRACE_TAIL)
+					ts->ntail++;
+			}
+		}
+}
+
+int trace_rec_widest(const struct trace_summary *ts,
+		     const struct trace_rec *r)
+{
+	const struct stage_def *d = trace_stage_defs(ts);
+	uint64_t best = 0, v;
+	int j, w = 0;
+
+	for (j = 0; j < trace_stage_count(ts); j++) {
+		v = r->b[d[j].to] - r->b[d[j].from];
+		if (strcmp(d[j].name, "remote") && v > best) {
+			best = v;
+			w = j;
+		}
+	}
+	return w;
+}
+
+/*
+ * Under the table: the slowest kept transactions, each one's widest
+ * stage and, with --trace-sched, the task its reader waited behind.
+ */
+static void tail_view(const struct trace_summary *ts, FILE *f)
+{
+	const struct stage_def *d = trace_stage_defs(ts);
+	int i, w;
+
+	if (!ts->ntail)
+		return;
+	fprintf(f, "  slowest kept:");
+	for (i = 0; i < ts->ntail; i++) {
+		const struct trace_rec *r = &ts->tail[i];
+
+		w = trace_rec_widest(ts, r);
+		fprintf(f, "%s %.1f us (%s %.1f", i ? ";" : "",
+			r->span / 1e3, d[w].name,
+			(r->b[d[w].to] - r->b[d[w].from]) / 1e3);
+		if (r->held_comm[0])
+			fprintf(f, ", CPU %u held by %s[%u]", r->held_cpu,
+				r->held_comm, r->held_pid);
+		fputc(')', f);
+	}
+	fputc('\n', f);
+}
+
 void trace_table(const struct trace_summary *ts, FILE *f, const char *who)
 {
 	const struct stage_def *d = trace_stage_defs(ts);
@@ -210,6 +278,7 @@ void trace_table(const struct trace_summary *ts, FILE *f, const char *who)
 		if (ts->bad_at[b])
 			fprintf(f, "  at %s: %llu\n", boundary_name(b),
 				(unsigned long long)ts->bad_at[b]);
+	tail_view(ts, f);
 }
 
 static void print_stamp(FILE *f, uint64_t t)
@@ -218,6 +287,17 @@ static void print_stamp(FILE *f, uint64_t t)
 		fprintf(f, ",%llu", (unsigned long long)t);
 	else
 		fputs(",", f);
+}
+
+/* --trace-sched: what held the reader's CPU; empty fields when nothing. */
+static void held_csv(FILE *f, const struct trace_rec *tr)
+{
+	if (!tr->held_comm[0]) {
+		fputs(",,,\n", f);
+		return;
+	}
+	csv_field(f, tr->held_comm, 1);
+	fprintf(f, ",%u,%u\n", tr->held_pid, tr->held_cpu);
 }
 
 void trace_records_csv(FILE *f, struct worker *w, int n, enum ns_side side)
@@ -231,7 +311,8 @@ void trace_records_csv(FILE *f, struct worker *w, int n, enum ns_side side)
 		fprintf(f, ",%s", boundary_name(b));
 	for (j = 0; j < ns; j++)
 		fprintf(f, ",%s", d[j].name);
-	fputs(",SW_TX,SW_RX,port,next_port,kept\n", f);
+	fputs(",SW_TX,SW_RX,port,next_port,kept,held_comm,held_pid,held_cpu\n",
+	      f);
 	for (i = 0; i < n; i++) {
 		struct trace_worker *tw = w[i].tw;
 
@@ -259,8 +340,9 @@ void trace_records_csv(FILE *f, struct worker *w, int n, enum ns_side side)
 					tr->b[d[j].to] - tr->b[d[j].from]));
 			print_stamp(f, tr->sw_tx);
 			print_stamp(f, tr->sw_rx);
-			fprintf(f, ",%u,%u,%s\n", tr->port, tr->next_port,
+			fprintf(f, ",%u,%u,%s", tr->port, tr->next_port,
 				tr->slowest ? "slowest" : "sample");
+			held_csv(f, tr);
 		}
 	}
 }

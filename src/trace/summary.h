@@ -11,8 +11,12 @@
 
 #include "../hist.h"
 #include "../kv.h"
+#include "collect.h"
 #include "cost.h"
 #include "merge.h"
+
+/* The slowest kept transactions shown under the table and in JSON. */
+#define TRACE_TAIL 5
 
 struct worker;
 struct tracer;
@@ -32,6 +36,8 @@ struct trace_summary {
 	uint64_t records_offered;
 	uint64_t bad_at[NS_B_COUNT];
 	struct hist stage[NS_MAX_STAGES];
+	struct trace_rec tail[TRACE_TAIL];	/* slowest first */
+	int ntail;
 };
 
 /* The stages ts has histograms of: all, or with hist_mode BPF's own. */
@@ -47,6 +53,11 @@ void trace_kv(const struct trace_summary *ts, const struct tracer *t,
 /* Every trace key a run of ts's side and mode can print (for -o). */
 void trace_kv_names(const struct trace_summary *ts, struct kv_list *out);
 void trace_table(const struct trace_summary *ts, FILE *f, const char *who);
+/* ts->tail: the TRACE_TAIL longest of the workers' kept records. */
+void trace_find_tail(struct trace_summary *ts, struct worker *w, int n);
+/* A kept record's longest stage (not `remote`, whose parts say more). */
+int trace_rec_widest(const struct trace_summary *ts,
+		     const struct trace_rec *r);
 void trace_records_csv(FILE *f, struct worker *w, int n, enum ns_side side);
 /* The kept records as struct join_rec, for another process to join. */
 int trace_records_dump(FILE *f, struct worker *w, int n);

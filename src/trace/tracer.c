@@ -34,9 +34,10 @@ struct hook {
 
 #define ONLY_TCP 1
 #define ONLY_OBSERVE 2
+#define ONLY_SCHED 3
 
 enum { H_TCP_RX, H_DATA_READY, H_RECV, H_TCP_SEND, H_XMIT, H_SEND,
-       H_STATE, H_SYSEXIT, H_COUNT };
+       H_STATE, H_SYSEXIT, H_WAKEUP, H_SWITCH, H_COUNT };
 
 static const struct hook hooks[H_COUNT] = {
 	[H_TCP_RX] = { "tcp_rcv_established", "tcp_rcv_established",
@@ -58,13 +59,22 @@ static const struct hook hooks[H_COUNT] = {
 			"the kernel has no sys_exit tracepoint: POLL_RET is "
 			"not stamped, so wakeup is 0 and recv_call holds the "
 			"wait" },
+	/* Every wake-up and context switch of the machine: --trace-sched. */
+	[H_WAKEUP] = { "sched_wakeup", NULL, "sched_wakeup", ONLY_SCHED,
+		       "the kernel has no sched_wakeup tracepoint: WOKEN is "
+		       "not stamped, so the wake-up counts as busy" },
+	[H_SWITCH] = { "sched_switch", NULL, "sched_switch", ONLY_SCHED,
+		       "the kernel has no sched_switch tracepoint: ON_CPU is "
+		       "not stamped, so the wake-up counts as busy" },
 };
 
-/* Does this side's transport use hook h? */
-static int used(const struct hook *h, enum ns_side side)
+/* Does this side's transport (and --trace-sched) use hook h? */
+static int used(const struct hook *h, enum ns_side side, int sched)
 {
 	if (h->only == ONLY_OBSERVE)
 		return NS_IS_OBS(side);
+	if (h->only == ONLY_SCHED)
+		return sched;
 	return h->only != ONLY_TCP || !NS_IS_UDP(side);
 }
 
@@ -76,7 +86,8 @@ struct tracer {
 	struct bpf_link *links[ARRAY_SIZE(hooks)];
 	int ring_fd[NS_MAX_RINGS];
 	int nworkers;
-	enum ns_side side;
+	enum ns_side side;	/* without NS_SCHED_BIT: what BPF sees */
+	int sched;		/* --trace-sched */
 	int missing[H_COUNT];	/* the kernel lacks its tracepoint */
 	int stamp_fd;		/* keeps the kernel stamping packets */
 	double entry_ns;	/* entering one program run; -1 unknown */
@@ -140,7 +151,7 @@ static int find_missing(struct tracer *t, char *why, size_t len)
 	if (!vmlinux)
 		return 0;
 	for (i = 0; i < ARRAY_SIZE(hooks); i++) {
-		if (!used(&hooks[i], t->side) || hooks[i].fentry ||
+		if (!used(&hooks[i], t->side, t->sched) || hooks[i].fentry ||
 		    kernel_has(vmlinux, hooks[i].tp_btf))
 			continue;
 		/* observe: a request ends as its response enters TCP. */
@@ -169,15 +180,16 @@ static struct stages_bpf *open_with(const struct tracer *t,
 		*err = -errno;
 		return NULL;
 	}
-	skel->rodata->rx_size[NS_IS_SERVER(cfg->side)] = cfg->rx_size;
-	skel->rodata->tx_size[NS_IS_SERVER(cfg->side)] = cfg->tx_size;
+	skel->rodata->rx_size[NS_IS_SERVER(t->side)] = cfg->rx_size;
+	skel->rodata->tx_size[NS_IS_SERVER(t->side)] = cfg->tx_size;
 	if (cfg->both_ends) {
 		/* The server receives what the client sends. */
 		skel->rodata->rx_size[1] = cfg->tx_size;
 		skel->rodata->tx_size[1] = cfg->rx_size;
 	}
 	skel->rodata->both_ends = cfg->both_ends;
-	skel->rodata->side = cfg->side;
+	skel->rodata->side = t->side;
+	skel->rodata->sched = t->sched;
 	skel->rodata->hist_mode = cfg->hist_mode;
 	skel->rodata->sample = cfg->sample;
 	skel->rodata->inflight = cfg->inflight;
@@ -195,7 +207,7 @@ static struct stages_bpf *open_with(const struct tracer *t,
 		fe = h->fentry ? bpf_object__find_program_by_name(skel->obj,
 								  h->fentry)
 			       : NULL;
-		use = used(h, cfg->side) && !t->missing[i];
+		use = used(h, t->side, t->sched) && !t->missing[i];
 		if (fe)
 			bpf_program__set_autoload(fe, fentry && use);
 		if (tp)
@@ -218,7 +230,7 @@ static int attach(struct tracer *t, int fentry, char *why, size_t len)
 		const char *prog = fentry && h->fentry ? h->fentry : h->tp_btf;
 		struct bpf_program *p;
 
-		if (!used(h, t->side))
+		if (!used(h, t->side, t->sched))
 			continue;
 		if (t->missing[i]) {
 			n += snprintf(t->hooks + n, sizeof(t->hooks) - n,
@@ -399,7 +411,8 @@ struct tracer *tracer_open(const struct tracer_cfg *cfg, char *why,
 	t->stamp_fd = -1;
 	t->both_ends = cfg->both_ends;
 	t->nworkers = cfg->nworkers;
-	t->side = cfg->side;
+	t->side = cfg->side & ~NS_SCHED_BIT;
+	t->sched = NS_IS_SCHED(cfg->side) != 0;
 	if (nrings > NS_MAX_RINGS) {
 		snprintf(why, len, "tracing off: at most %d threads are traced",
 			 NS_MAX_RINGS / (cfg->both_ends ? 2 : 1));
@@ -442,7 +455,7 @@ struct tracer *tracer_end(struct tracer *both, enum ns_side side)
 
 	*t = *both;
 	t->is_end = 1;
-	t->side = side;
+	t->side = side & ~NS_SCHED_BIT;
 	t->base = NS_IS_SERVER(side) ? both->nworkers : 0;
 	return t;
 }

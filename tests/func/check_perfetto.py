@@ -36,7 +36,9 @@ for path in sys.argv[2:]:
     rows = list(csv.DictReader(open(path)))
     cols = list(rows[0].keys())
     side = rows[0]["side"]
-    stages[side] = cols[cols.index("POLL_RET") + 1:cols.index("SW_TX")]
+    # side, worker, flow_id, seq, the boundaries (upper case), stages.
+    first = next(i for i, c in enumerate(cols) if i > 3 and not c.isupper())
+    stages[side] = cols[first:cols.index("SW_TX")]
     for r in rows:
         recs[(side, int(r["flow_id"]), int(r["seq"]))] = r
 assert sorted(procs.values()) == sorted(stages), (procs, stages)

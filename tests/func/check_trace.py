@@ -40,10 +40,19 @@ CRR_CHAINS = {
 }
 
 
+# --trace-sched: the wake-up between DATA_READY and EPOLL_RET, split.
+SCHED = ["BUSY_END", "WOKEN", "ON_CPU"]
+
+
 def chain_of(row):
     if "handshake" in row or "accept_wait" in row:
-        return CRR_CHAINS[row["side"]]
-    return (UDP_CHAINS if "udp_rx" in row else CHAINS)[row["side"]]
+        chain = CRR_CHAINS[row["side"]]
+    else:
+        chain = (UDP_CHAINS if "udp_rx" in row else CHAINS)[row["side"]]
+    if "busy" in row and "DATA_READY" in chain:
+        i = chain.index("DATA_READY") + 1
+        chain = chain[:i] + SCHED + chain[i:]
+    return chain
 
 
 def fail(msg):

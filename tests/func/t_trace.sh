@@ -153,6 +153,47 @@ t_trace_perfetto() {
 		tcp_rr --local --perfetto p.json --trace=hist
 }
 
+# --trace-sched: wakeup split by the scheduler's events; either the
+# reader slept (busy 0, the rest from its wake-up) or it was running
+# (busy all of it), and a sleeper names what held its CPU (issue 15).
+t_trace_sched_splits_the_wakeup() {
+	need_root
+	local a
+
+	for a in "tcp_rr" "udp_rr" "tcp_crr" "tcp_rr -F 8 -T 2"; do
+		ns $a --local -l 1 -q --trace --trace-sched \
+			--trace-records tr.csv --json t.json > out 2> err
+		grep -q '^client.trace_hooks=.*sched_wakeup:tp_btf,sched_switch:tp_btf' out ||
+			fail "$a: hooks"
+		$CHECK_TRACE tr.csv tr.server.csv --results out > /dev/null ||
+			fail "$a: records"
+		$CHECK_WATERFALL out err > /dev/null || fail "$a: waterfall"
+		python3 - tr.csv out <<'EOF' || fail "$a: sched stages"
+import csv, sys
+kv = dict(l.rstrip("\n").split("=", 1) for l in open(sys.argv[2]))
+assert "client.stage_wakeup_count" not in kv
+assert kv["client.stage_busy_count"] == kv["client.trace_transactions"]
+slept = 0
+for r in csv.DictReader(open(sys.argv[1])):
+    parts = [int(r[s]) for s in ("busy", "wake_call", "runq", "to_user")]
+    assert sum(parts) == int(r["EPOLL_RET"]) - int(r["DATA_READY"]), r
+    if parts[0]:
+        assert parts[1:] == [0, 0, 0] and not r["held_comm"], r
+    if r["held_comm"]:
+        slept += 1
+        assert parts[0] == 0 and int(r["WOKEN"]) >= int(r["DATA_READY"]), r
+        assert int(r["held_cpu"]) < 4096 and r["held_pid"].isdigit(), r
+print("slept", slept)
+EOF
+	done
+	# What held the CPU, in the JSON's slowest transactions too.
+	python3 -c 'import json,sys; d=json.load(open("t.json")); assert d["client"]["slowest"], d["client"].keys()'
+	expect_usage_error "option --trace-sched: needs --trace (records)" \
+		tcp_rr --local --trace-sched
+	expect_usage_error "option --trace-sched: needs --trace (records)" \
+		tcp_rr --local --trace=hist --trace-sched
+}
+
 # render_report PAGE: headless Chromium's DOM of it, once its script ran.
 render_report() {
 	! grep -Eq '(src|href)="?(https?:)?//' "$1" ||

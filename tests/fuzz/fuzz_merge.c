@@ -14,6 +14,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static const enum ns_side sides[] = {
 		NS_CLIENT, NS_SERVER, NS_CLIENT_UDP, NS_SERVER_UDP,
 		NS_CLIENT_CRR, NS_SERVER_CRR, NS_SERVER_OBS,
+		NS_CLIENT | NS_SCHED_BIT, NS_SERVER | NS_SCHED_BIT,
+		NS_CLIENT_UDP | NS_SCHED_BIT, NS_SERVER_UDP | NS_SCHED_BIT,
+		NS_CLIENT_CRR | NS_SCHED_BIT, NS_SERVER_CRR | NS_SCHED_BIT,
 	};
 	struct ns_krecord k;
 	struct ustamps u;

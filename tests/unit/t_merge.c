@@ -94,6 +94,55 @@ static void t_client_stages_are_exact(void **state)
 	assert_int_equal(sum(&m, NS_CLIENT), m.total);
 }
 
+/*
+ * --trace-sched: wakeup (DATA_READY 12000 to EPOLL_RET 15000) split.
+ * Asleep: woken at 12400, on a CPU at 14000 after `held`; running: the
+ * worker's last wake-up was before the data, and all of it is busy.
+ */
+static void t_sched_splits_the_wakeup(void **state)
+{
+	static const uint64_t asleep[11] = { 1000, 1000, 7000, 1000, 1000,
+					     0, 400, 1600, 1000, 1000, 1000 };
+	static const uint64_t running[11] = { 1000, 1000, 7000, 1000, 1000,
+					      3000, 0, 0, 0, 1000, 1000 };
+	enum ns_side side = NS_CLIENT | NS_SCHED_BIT;
+	struct ns_krecord k;
+	struct ustamps u = { 0 };
+	struct merged m;
+
+	assert_int_equal(stage_count(side), 11);
+	assert_string_equal(stage_defs(side)[5].name, "busy");
+	assert_string_equal(stage_defs(side)[7].name, "runq");
+	assert_string_equal(stage_defs(side)[8].name, "to_user");
+	client_txn(&k, &u);
+	k.t[NS_B_WOKEN] = 12400;
+	k.t[NS_B_ON_CPU] = 14000;
+	k.held_pid = 42;
+	k.held_cpu = 1;
+	strcpy(k.held_comm, "swapper/1");
+	assert_int_equal(merge_transaction(side, &k, &u, &m), MERGE_OK);
+	assert_memory_equal(m.stage, asleep, sizeof(asleep));
+	assert_int_equal(sum(&m, side), m.total);
+	assert_string_equal(m.held_comm, "swapper/1");
+	assert_int_equal(m.held_pid, 42);
+	/* Woken before its data came: it was running, behind other work. */
+	k.t[NS_B_WOKEN] = 11000;
+	assert_int_equal(merge_transaction(side, &k, &u, &m), MERGE_OK);
+	assert_memory_equal(m.stage, running, sizeof(running));
+	assert_string_equal(m.held_comm, "");
+	/* Not on a CPU since (on_cpu 0): not this transaction's wake-up. */
+	k.t[NS_B_WOKEN] = 12400;
+	k.t[NS_B_ON_CPU] = 0;
+	assert_int_equal(merge_transaction(side, &k, &u, &m), MERGE_OK);
+	assert_memory_equal(m.stage, running, sizeof(running));
+	/* No epoll wait of its own: the whole wake-up is 0, as unsplit. */
+	k.t[NS_B_ON_CPU] = 14000;
+	u.epoll_ret = 0;
+	assert_int_equal(merge_transaction(side, &k, &u, &m), MERGE_OK);
+	assert_int_equal(m.stage[5] + m.stage[6] + m.stage[7] + m.stage[8], 0);
+	assert_int_equal(sum(&m, side), m.total);
+}
+
 static void t_server_stages_are_exact(void **state)
 {
 	static const uint64_t want[8] = { 100, 200, 400, 800, 1600, 3200,
@@ -422,6 +471,7 @@ int main(void)
 		cmocka_unit_test(t_observed_server_stages),
 		cmocka_unit_test(t_each_side_is_a_chain_of_stages),
 		cmocka_unit_test(t_client_stages_are_exact),
+		cmocka_unit_test(t_sched_splits_the_wakeup),
 		cmocka_unit_test(t_server_stages_are_exact),
 		cmocka_unit_test(t_missing_kernel_boundary_is_incomplete),
 		cmocka_unit_test(t_reordered_boundaries_are_incomplete),
