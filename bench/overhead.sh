@@ -1,6 +1,7 @@
 #!/bin/bash
 # What tracing costs: tcp_rr transactions/s without --trace, with it,
-# with --trace=hist, sampled (--trace-sample N, default 100), and with
+# with --trace-sched besides, with --trace=hist, sampled (--trace-sample
+# N, default 100), and with
 # the same programs attached but returning at once (the floor: entering
 # them), alternating run by run in one invocation, at 1 flow and at
 # -F 4 -T 2, against bpftrace counting four of the same tracepoints as a
@@ -115,6 +116,7 @@ for flows in 1 4; do
 		run "F$flows.untraced" $args
 		run "F$flows.traced" $args --trace
 		run "F$flows.hist" $args --trace=hist
+		run "F$flows.sched" $args --trace --trace-sched
 		[ "$WL" = tcp_rr ] &&
 			run "F$flows.sampled" $args --trace \
 				--trace-sample "$SAMPLE"
@@ -129,9 +131,10 @@ for flows in 1 4; do
 	done
 done
 
-echo "== bpf_stats: run time per program (one traced 1-flow run)"
+echo "== bpf_stats: run time per program (one 1-flow run, --trace-sched)"
 sysctl -qw kernel.bpf_stats_enabled=1
-$PIN $NS $WL --local -q -l "$LEN" --trace > "$OUT/stats.out" 2> /dev/null &
+$PIN $NS $WL --local -q -l "$LEN" --trace --trace-sched > "$OUT/stats.out" \
+	2> /dev/null &
 sleep "$(awk -v l="$LEN" 'BEGIN { print l - 0.5 }')"
 bpftool prog show -j > "$OUT/progs.json"
 wait
@@ -141,7 +144,7 @@ echo
 python3 - "$OUT" <<'EOF'
 import json, statistics, sys
 out = sys.argv[1]
-MODES = ("traced", "hist", "sampled", "empty", "bpftrace")
+MODES = ("traced", "sched", "hist", "sampled", "empty", "bpftrace")
 
 
 def read_runs(path):
@@ -173,6 +176,11 @@ def against_untraced(figures, line):
 print("== cost against untraced runs of the same invocation")
 against_untraced(med, lambda b, m: f"ratio {m / b:5.3f}  "
                  f"added {1e9 / m - 1e9 / b:7.0f} ns per transaction")
+for f in ("F1", "F4"):
+    t, s = med.get(f"{f}.traced"), med.get(f"{f}.sched")
+    if t and s:
+        print(f"  {f} --trace-sched against --trace: ratio {s / t:5.3f}  "
+              f"added {1e9 / s - 1e9 / t:7.0f} ns per transaction")
 base, m = med.get("F1.split_untraced"), med.get("F1.split_client_traced")
 if base and m:
     print(f"  F1 client only traced (own server) ratio {m / base:5.3f}  "

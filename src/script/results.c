@@ -102,7 +102,8 @@ void script_keep_results(struct script *sc, struct side *s,
 	k->t_start = s->res.t_start;
 	k->niv = s->rs.iv.nsums;
 	k->iv = xcalloc(k->niv ? k->niv : 1, sizeof(*k->iv));
-	memcpy(k->iv, s->rs.iv.sums, k->niv * sizeof(*k->iv));
+	if (k->niv)	/* no intervals: no array to copy from */
+		memcpy(k->iv, s->rs.iv.sums, k->niv * sizeof(*k->iv));
 	k->iv_lat = s->rs.iv.is_rr && k->is_client;
 	k->trace_asked = s->o->trace != 0;
 	k->traced = s->rs.tracer != NULL;
