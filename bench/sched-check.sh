@@ -33,14 +33,18 @@ NS=build/netstage
 OUT=$(mktemp -d /tmp/netstage-sched.XXXXXX)
 trap 'kill $(jobs -p) 2> /dev/null; rm -rf "$OUT"' EXIT
 
+# Into a histogram (0.1 us buckets to 100 us), not printed event by event: its
+# programs run on the same tracepoints before netstage's, and a printf
+# there (several us) would delay netstage's stamps by as much.
 bpftrace -e '
 tracepoint:sched:sched_wakeup /args->comm == "tcp_rr"/ {
 	@woken[args->pid] = nsecs;
 }
 tracepoint:sched:sched_switch /@woken[args->next_pid]/ {
-	printf("%d\n", nsecs - @woken[args->next_pid]);
+	@runq = lhist((nsecs - @woken[args->next_pid]) / 100, 0, 1000, 1);
 	delete(@woken[args->next_pid]);
-}' > "$OUT/bpftrace.out" 2>&1 &
+}
+END { clear(@woken); }' > "$OUT/bpftrace.out" 2>&1 &
 bt=$!
 for i in $(seq 100); do
 	grep -q Attaching "$OUT/bpftrace.out" && break
@@ -54,15 +58,20 @@ kill -INT $bt
 wait $bt 2> /dev/null
 
 python3 - "$OUT" <<'PY'
-import csv, statistics, sys
+import csv, re, statistics, sys
 out = sys.argv[1]
-bt = [int(l) for l in open(f"{out}/bpftrace.out") if l.strip().isdigit()]
+# lhist lines: "[lo, hi)  count |@@@|", lo in 0.1 us.
+bt = []
+for l in open(f"{out}/bpftrace.out"):
+    m = re.match(r"\[(\d+), (?:\d+|\.\.\.)\)\s+(\d+)", l.strip())
+    if m:
+        bt += [int(m.group(1)) * 100 + 50] * int(m.group(2))
 ns = []
 for path in (f"{out}/tr.csv", f"{out}/tr.server.csv"):
     ns += [int(r["runq"]) for r in csv.DictReader(open(path))
            if r["held_comm"]]
 a, b = statistics.median(ns) / 1e3, statistics.median(bt) / 1e3
 print(f"runq p50: netstage {a:.3f} us over {len(ns)} transactions that slept; "
-      f"bpftrace {b:.3f} us over {len(bt)} wake-ups; "
+      f"bpftrace {b:.3f} us (+-0.05) over {len(bt)} wake-ups; "
       f"difference {a - b:+.3f} us")
 PY
