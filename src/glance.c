@@ -3,19 +3,10 @@
 
 #include "glance.h"
 
-static const char *get(const struct kv_list *l, const char *key)
-{
-	size_t i;
-
-	for (i = 0; i < l->n; i++)
-		if (!strcmp(l->v[i].key, key))
-			return l->v[i].text;
-	return NULL;
-}
 
 static double num(const struct kv_list *l, const char *key)
 {
-	const char *s = get(l, key);
+	const char *s = kv_get(l, key);
 
 	return s ? strtod(s, NULL) : 0;
 }
@@ -27,7 +18,7 @@ static void latency(const struct kv_list *l, FILE *f)
 	char key[32];
 	size_t i;
 
-	if (!get(l, "latency_p50_us"))
+	if (!kv_get(l, "latency_p50_us"))
 		return;
 	fputs("  latency    ", f);
 	for (i = 0; i < sizeof(stat) / sizeof(stat[0]); i++) {
@@ -39,34 +30,34 @@ static void latency(const struct kv_list *l, FILE *f)
 
 static void cpu(const struct kv_list *l, FILE *f)
 {
-	if (!get(l, "local_cpu_util") || num(l, "local_cpu_util") < 0)
+	if (!kv_get(l, "local_cpu_util") || num(l, "local_cpu_util") < 0)
 		return;
 	fprintf(f, "  cpu         %.1f%% of %.0f CPUs", num(l, "local_cpu_util"),
 		num(l, "num_cpus"));
 	if (num(l, "local_service_demand_us") > 0)
 		fprintf(f, ", %.2f us of CPU per %s",
 			num(l, "local_service_demand_us"),
-			get(l, "throughput_Mbps") ? "KB" : "transaction");
+			kv_get(l, "throughput_Mbps") ? "KB" : "transaction");
 	fputc('\n', f);
 }
 
 static void trace(const struct kv_list *l, FILE *f)
 {
-	const char *status = get(l, "trace_status");
+	const char *status = kv_get(l, "trace_status");
 
 	if (!status)
 		return;
 	if (!strcmp(status, "off")) {
-		fprintf(f, "  trace       off: %s\n", get(l, "trace_error"));
+		fprintf(f, "  trace       off: %s\n", kv_get(l, "trace_error"));
 		return;
 	}
 	fprintf(f, "  trace       %s timed, %s incomplete, %s lost",
-		get(l, "trace_transactions"), get(l, "trace_incomplete"),
-		get(l, "trace_lost"));
-	if (get(l, "trace_cost_ns"))
+		kv_get(l, "trace_transactions"), kv_get(l, "trace_incomplete"),
+		kv_get(l, "trace_lost"));
+	if (kv_get(l, "trace_cost_ns"))
 		fprintf(f, "; tracing cost %.2f us per transaction (%s)",
 			num(l, "trace_cost_ns") / 1e3,
-			strcmp(get(l, "trace_cost_covers"), "both_ends")
+			strcmp(kv_get(l, "trace_cost_covers"), "both_ends")
 				? "this end" : "both ends");
 	fputc('\n', f);
 }
@@ -74,7 +65,7 @@ static void trace(const struct kv_list *l, FILE *f)
 void glance_side(const struct kv_list *l, const char *workload,
 		 const char *who, FILE *f)
 {
-	const char *mbps = get(l, "throughput_Mbps");
+	const char *mbps = kv_get(l, "throughput_Mbps");
 
 	fprintf(f, "netstage %s %s: ", workload, who);
 	if (mbps)
@@ -82,21 +73,21 @@ void glance_side(const struct kv_list *l, const char *workload,
 			num(l, "bytes_written") / 1e6,
 			num(l, "bytes_read") / 1e6);
 	else
-		fprintf(f, "%s transactions", get(l, "num_transactions"));
+		fprintf(f, "%s transactions", kv_get(l, "num_transactions"));
 	fprintf(f, ", %.0f flow%s, %.1f s\n", num(l, "flows"),
 		num(l, "flows") == 1 ? "" : "s",
 		num(l, "time_end") - num(l, "time_start"));
 	if (mbps)
 		fprintf(f, "  throughput  %.1f Mbps\n", strtod(mbps, NULL));
-	else if (get(l, "throughput"))
+	else if (kv_get(l, "throughput"))
 		fprintf(f, "  throughput  %.0f transactions/s\n",
 			num(l, "throughput"));
 	latency(l, f);
 	cpu(l, f);
 	if (num(l, "io_errors") > 0)
 		fprintf(f, "  errors      %s socket calls failed\n",
-			get(l, "io_errors"));
+			kv_get(l, "io_errors"));
 	trace(l, f);
-	if (get(l, "error"))
-		fprintf(f, "  error       %s\n", get(l, "error"));
+	if (kv_get(l, "error"))
+		fprintf(f, "  error       %s\n", kv_get(l, "error"));
 }

@@ -111,3 +111,13 @@ void kv_json_members(const struct kv_list *l, FILE *f, int indent)
 		fputs(i + 1 < l->n ? ",\n" : "\n", f);
 	}
 }
+
+const char *kv_get(const struct kv_list *l, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (!strcmp(l->v[i].key, key))
+			return l->v[i].text;
+	return NULL;
+}

@@ -255,6 +255,13 @@ static char *tmp_name(const char *tag)
 
 static void local_free(struct local *l)
 {
+	FILE *files[] = { l->server_out, l->server_table, l->client_out,
+			  l->peer, l->peer_ts, l->client_table, l->recs[0],
+			  l->recs[1] };
+
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++)
+		if (files[i])
+			fclose(files[i]);
 	if (l->client_json) {
 		unlink(l->client_json);
 		out_untrack(l->client_json);
@@ -268,21 +275,6 @@ static void local_free(struct local *l)
 	free(l->user_json);
 	free(l->perfetto);
 	free(l->report);
-	if (l->server_out)
-		fclose(l->server_out);
-	if (l->server_table)
-		fclose(l->server_table);
-	if (l->client_out)
-		fclose(l->client_out);
-	if (l->peer)
-		fclose(l->peer);
-	if (l->peer_ts)
-		fclose(l->peer_ts);
-	if (l->client_table)
-		fclose(l->client_table);
-	for (int i = 0; i < 2; i++)
-		if (l->recs[i])
-			fclose(l->recs[i]);
 }
 
 struct report_args {
@@ -412,16 +404,6 @@ static void read_kv(FILE *f, struct kv_list *kv)
 	free(line);
 }
 
-static const char *lookup(const struct kv_list *kv, const char *key)
-{
-	size_t i;
-
-	for (i = 0; i < kv->n; i++)
-		if (!strcmp(kv->v[i].key, key))
-			return kv->v[i].text;
-	return NULL;
-}
-
 /*
  * --script: run()'s result gets the server's as r.peer: its keys, its
  * trace summary and its records (the waterfall's, when there is one).
@@ -459,7 +441,7 @@ static void csv_table(FILE *client, FILE *server, FILE *to)
 	read_kv(server, &side[1]);
 	for (k = 0; k < 2; k++)
 		for (i = 0; i < side[k].n; i++)
-			if (!lookup(&cols, side[k].v[i].key))
+			if (!kv_get(&cols, side[k].v[i].key))
 				kv_str(&cols, side[k].v[i].key, "");
 	fputs("side", to);
 	for (i = 0; i < cols.n; i++)
@@ -470,7 +452,7 @@ static void csv_table(FILE *client, FILE *server, FILE *to)
 			continue;
 		fputs(name[k], to);
 		for (i = 0; i < cols.n; i++)
-			csv_field(to, lookup(&side[k], cols.v[i].key) ?: "", 1);
+			csv_field(to, kv_get(&side[k], cols.v[i].key) ?: "", 1);
 		fputc('\n', to);
 	}
 	kv_free(&side[0]);

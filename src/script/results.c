@@ -119,12 +119,7 @@ void script_keep_results(struct script *sc, struct side *s,
 
 static const char *key_text(const struct kept *k, const char *key)
 {
-	size_t i;
-
-	for (i = 0; i < k->keys.n; i++)
-		if (!strcmp(k->keys.v[i].key, key))
-			return k->keys.v[i].text;
-	return NULL;
+	return kv_get(&k->keys, key);
 }
 
 /* The server's records, as the worker arrays the iterator walks. */
