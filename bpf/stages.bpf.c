@@ -110,6 +110,13 @@ struct obs_task {
 	__u64 poll_ret;
 	__u32 reading;
 	__u32 pad;
+	/* --trace-sched: as struct wsched, for the server's own threads */
+	__u64 woken, on_cpu;
+	__u32 held_pid, held_cpu;
+	char held_comm[16];
+	/* what held its CPU before the read of its last request */
+	__u32 read_held_pid, read_held_cpu;
+	char read_held_comm[16];
 };
 
 struct {
@@ -284,13 +291,11 @@ static const struct kstage kstages[] = { NS_KSTAGES(KDEF) };
 /* Each kernel boundary's enum ns_boundary, for the record. */
 #define KB_K(name) NS_B_##name,
 #define KB_U(name)
-#define KB_S(name)
 #define KB_M(name)
 #define KB(name, where) KB_##where(name)
 static const __u8 kb[NS_K_COUNT] = { NS_BOUNDARIES(KB) };
 #undef KB
 #undef KB_M
-#undef KB_S
 #undef KB_U
 #undef KB_K
 
@@ -394,6 +399,7 @@ static __always_inline __u16 next_port(const struct ns_sk *st)
 
 static __always_inline void sched_stamps(struct ns_krecord *r, __u32 worker)
 {
+	struct obs_task *t;
 	struct wsched *w;
 
 	r->held_pid = 0;
@@ -401,6 +407,18 @@ static __always_inline void sched_stamps(struct ns_krecord *r, __u32 worker)
 	r->held_comm[0] = 0;
 	if (!sched)
 		return;
+	if (NS_IS_OBS(side)) {
+		/* Its slot has WOKEN and ON_CPU; this thread read it. */
+		t = bpf_task_storage_get(&obs_tasks,
+					 bpf_get_current_task_btf(), 0, 0);
+		if (!t)
+			return;
+		r->held_pid = t->read_held_pid;
+		r->held_cpu = t->read_held_cpu;
+		__builtin_memcpy(r->held_comm, t->read_held_comm,
+				 sizeof(r->held_comm));
+		return;
+	}
 	w = bpf_map_lookup_elem(&wscheds, &worker);
 	if (!w)
 		return;
@@ -849,6 +867,21 @@ static __always_inline void obs_emit(struct ns_sk *st)
 }
 
 /*
+ * --trace-sched, observe: the thread's last wake-up is this request's
+ * if the merge finds it between its DATA_READY and POLL_RET; what held
+ * its CPU then goes with the record, emitted at its next read.
+ */
+static __always_inline void obs_sched_read(struct obs_task *t, __u64 *sl)
+{
+	sl[NS_K_WOKEN] = t->woken;
+	sl[NS_K_ON_CPU] = t->on_cpu;
+	t->read_held_pid = t->held_pid;
+	t->read_held_cpu = t->held_cpu;
+	__builtin_memcpy(t->read_held_comm, t->held_comm,
+			 sizeof(t->read_held_comm));
+}
+
+/*
  * observe: a read of the request. Its first read takes the thread's
  * last epoll/poll return as POLL_RET, if that came after the request
  * did (else the thread did not wait for it); the last read before the
@@ -874,6 +907,8 @@ static __always_inline int obs_read(struct ns_sk *st)
 			sl[NS_K_POLL_RET] = t->poll_ret;
 		if (t)
 			t->reading = st->flow_id;
+		if (t && sched)
+			obs_sched_read(t, sl);
 	}
 	sl[NS_K_RECV_RET] = bpf_ktime_get_ns();
 	return 0;
@@ -1288,13 +1323,32 @@ static __always_inline struct wsched *worker_sched(const struct task_struct *p)
 	return w ? bpf_map_lookup_elem(&wscheds, w) : NULL;
 }
 
+/* observe: a thread of the observed server (or of a child of it). */
+static __always_inline struct obs_task *observed_sched(struct task_struct *p)
+{
+	if (p->tgid != observe_tgid &&
+	    BPF_CORE_READ(p, real_parent, tgid) != observe_tgid)
+		return NULL;
+	return bpf_task_storage_get(&obs_tasks, p, 0,
+				    BPF_LOCAL_STORAGE_GET_F_CREATE);
+}
+
 SEC("tp_btf/sched_wakeup")
 int BPF_PROG(sched_wakeup, struct task_struct *p)
 {
+	struct obs_task *t;
 	struct wsched *w;
 
 	if (empty)
 		return 0;
+	if (NS_IS_OBS(side)) {
+		t = observed_sched(p);
+		if (t) {
+			t->woken = bpf_ktime_get_ns();
+			t->on_cpu = 0;
+		}
+		return 0;
+	}
 	w = worker_sched(p);
 	if (w) {
 		w->woken = bpf_ktime_get_ns();
@@ -1308,10 +1362,22 @@ SEC("tp_btf/sched_switch")
 int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev,
 	     struct task_struct *next, unsigned int prev_state)
 {
+	struct obs_task *t;
 	struct wsched *w;
 
 	if (empty)
 		return 0;
+	if (NS_IS_OBS(side)) {
+		t = observed_sched(next);
+		if (!t || !t->woken || t->on_cpu)
+			return 0;
+		t->on_cpu = bpf_ktime_get_ns();
+		t->held_pid = prev->pid;
+		t->held_cpu = bpf_get_smp_processor_id();
+		bpf_probe_read_kernel_str(t->held_comm, sizeof(t->held_comm),
+					  prev->comm);
+		return 0;
+	}
 	w = worker_sched(next);
 	if (!w || !w->woken || w->on_cpu)
 		return 0;

@@ -30,8 +30,8 @@
 	X(ACCEPT_RET, U)  /* tcp_crr server: accept() returned the socket */ \
 	X(POLL_RET, K)	  /* observe: the reader's epoll/poll return */ \
 	X(BUSY_END, M)	  /* --trace-sched: a running reader's other work ends */ \
-	X(WOKEN, S)	  /* --trace-sched: sched_wakeup of the reader */ \
-	X(ON_CPU, S)	  /* --trace-sched: sched_switch onto the reader */
+	X(WOKEN, K)	  /* --trace-sched: sched_wakeup of the reader */ \
+	X(ON_CPU, K)	  /* --trace-sched: sched_switch onto the reader */
 
 #define NS_B_ENUM(name, where) NS_B_##name,
 enum ns_boundary { NS_BOUNDARIES(NS_B_ENUM) NS_B_COUNT };
@@ -39,18 +39,18 @@ enum ns_boundary { NS_BOUNDARIES(NS_B_ENUM) NS_B_COUNT };
 
 /*
  * The kernel boundaries alone, numbered for BPF's per-message slots.
- * S ones are the scheduler's, kept per worker thread, not per message;
- * M ones the merge makes from the others (docs/stages.md).
+ * M ones the merge makes from the others (docs/stages.md). WOKEN and
+ * ON_CPU are kept per worker thread for netstage's own workers and
+ * taken into the record at its end; an observed server's are taken
+ * into the message's slot as its thread reads the request.
  */
 #define NS_K_ENUM_K(name) NS_K_##name,
 #define NS_K_ENUM_U(name)
-#define NS_K_ENUM_S(name)
 #define NS_K_ENUM_M(name)
 #define NS_K_ENUM(name, where) NS_K_ENUM_##where(name)
 enum ns_kboundary { NS_BOUNDARIES(NS_K_ENUM) NS_K_COUNT };
 #undef NS_K_ENUM
 #undef NS_K_ENUM_M
-#undef NS_K_ENUM_S
 #undef NS_K_ENUM_U
 #undef NS_K_ENUM_K
 

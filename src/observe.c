@@ -150,7 +150,7 @@ static int observer_open(struct observer *ob)
 {
 	struct side *s = &ob->side;
 	struct tracer_cfg cfg = {
-		.side = NS_SERVER_OBS,
+		.side = trace_side(&s->rs),
 		.data_port = s->o->port,
 		.nworkers = 1,
 		.verbose = s->o->logtostderr,
@@ -179,7 +179,7 @@ static int observer_open(struct observer *ob)
 	w->epfd = -1;
 	w->rs = &s->rs;
 	w->tw = xcalloc(1, sizeof(*w->tw));
-	if (trace_worker_init(w->tw, s->rs.tracer, 0, NS_SERVER_OBS,
+	if (trace_worker_init(w->tw, s->rs.tracer, 0, trace_side(&s->rs),
 			      s->o->trace_max_records)) {
 		snprintf(ob->err, sizeof(ob->err), "ring buffer: %s",
 			 strerror(errno));
@@ -259,7 +259,7 @@ static void observe_results(struct observer *ob)
 	r->transactions = tw->complete + tw->missing + tw->disorder;
 	r->throughput = dur > 0 ? r->transactions / dur : 0;
 	trace_summarise(&r->trace, s->rs.tracer, s->workers, 1,
-			NS_SERVER_OBS);
+			trace_side(&s->rs));
 	side_keep_records(s);
 }
 

@@ -179,7 +179,7 @@ static const struct opt_def defs[] = {
 	{ "trace_sample", 0, T_INT, O(trace_sample), W_TCP_RR, "1", 1,
 	  1 << 30,
 	  "with --trace: time one transaction in N per flow (those whose number is a multiple of N); the others cost BPF one lookup per event" },
-	{ "trace_sched", 0, T_BOOL, O(trace_sched), W_RR, NULL, 0, 0,
+	{ "trace_sched", 0, T_BOOL, O(trace_sched), W_RR | W_OBSERVE, NULL, 0, 0,
 	  "with --trace: split wakeup into busy, wake_call, runq and to_user (sched_wakeup, sched_switch), and name what held the CPU" },
 	{ "timestamping", 0, T_BOOL, O(timestamping), W_TCP_RR, NULL, 0, 0,
 	  "with --trace: add the kernel's SO_TIMESTAMPING software stamps to each record" },

@@ -57,7 +57,8 @@ struct run_shared {
 static inline enum ns_side trace_side(const struct run_shared *rs)
 {
 	if (rs->wl->bit == W_OBSERVE)
-		return NS_SERVER_OBS;
+		return (enum ns_side)(NS_SERVER_OBS |
+			(rs->o && rs->o->trace_sched ? NS_SCHED_BIT : 0));
 	return (enum ns_side)((rs->is_client ? NS_CLIENT : NS_SERVER) |
 			      (rs->wl->socktype == SOCK_DGRAM ? NS_UDP_BIT : 0) |
 			      (rs->wl->accepts_per_worker ? NS_CRR_BIT : 0) |

@@ -40,12 +40,15 @@ static void sched_side(int s)
 	const struct stage_def *d = by_side[s];
 
 	for (i = 0; i < nby_side[s]; i++) {
-		if (d[i].from != NS_B_DATA_READY || d[i].to != NS_B_EPOLL_RET) {
+		if (d[i].from != NS_B_DATA_READY || (d[i].to != NS_B_EPOLL_RET &&
+						      d[i].to != NS_B_POLL_RET)) {
 			by_side[t][nby_side[t]++] = d[i];
 			continue;
 		}
 		for (k = 0; k < (int)ARRAY_LEN(sched_stages); k++)
 			by_side[t][nby_side[t]++] = sched_stages[k];
+		/* An observed server's wait ends at its poll's return. */
+		by_side[t][nby_side[t] - 1].to = d[i].to;
 	}
 }
 
@@ -108,17 +111,19 @@ const char *boundary_name(enum ns_boundary b)
 /*
  * --trace-sched: the worker's last wake-up and its CPU after it (the
  * record's WOKEN, ON_CPU) are this transaction's if they lie between
- * its DATA_READY and its EPOLL_RET: it slept until the data came.
- * Otherwise it was running, behind other work, until EPOLL_RET.
+ * its DATA_READY and its EPOLL_RET (observed: POLL_RET): it slept until
+ * the data came. Otherwise it was running, behind other work.
  */
-static void split_wakeup(struct merged *m, const struct ns_krecord *k)
+static void split_wakeup(enum ns_side side, struct merged *m,
+			 const struct ns_krecord *k)
 {
-	uint64_t ready = m->b[NS_B_DATA_READY], ret = m->b[NS_B_EPOLL_RET];
+	enum ns_boundary end = NS_IS_OBS(side) ? NS_B_POLL_RET : NS_B_EPOLL_RET;
+	uint64_t ready = m->b[NS_B_DATA_READY], ret = m->b[end];
 	uint64_t woken = m->b[NS_B_WOKEN], on = m->b[NS_B_ON_CPU];
 
 	/* No epoll wait of its own (blocking I/O, a later read of a batch). */
 	if (!ret)
-		ret = m->b[NS_B_EPOLL_RET] = ready;
+		ret = m->b[end] = ready;
 
 	if (ready && woken >= ready && on >= woken && ret >= on) {
 		m->b[NS_B_BUSY_END] = ready;
@@ -165,7 +170,7 @@ enum merge_result merge_transaction(enum ns_side side,
 		m->b[NS_B_DATA_READY] = seen;
 	/* First: its EPOLL_RET may be missing, and it knows whence. */
 	if (NS_IS_SCHED(side))
-		split_wakeup(m, k);
+		split_wakeup(side, m, k);
 	/*
 	 * No epoll (or, observed, a thread that did not wait for this
 	 * request): the wait ends where the recv that follows starts.

@@ -437,3 +437,40 @@ t_observe_on_kernels_that_lack_a_tracepoint() {
 	grep -q 'no tcp_sendmsg_locked tracepoint' obs.err
 	wait %2
 }
+
+# --trace-sched on a server netstage did not write: memcached's wakeup
+# (DATA_READY to POLL_RET) split like netstage's own (issue 15).
+t_observe_sched_splits_memcached_wakeup() {
+	need_root
+	local o
+
+	start_memcached
+	start_observer -l 4 --trace-sched --trace-records obs.csv
+	ns tcp_rr --raw -H 127.0.0.1 -P "$DPORT" --request-data "$GET_K" \
+		-R "$GET_K_SIZE" --response-end 'END\r\n' -l 1 -q > out 2> err
+	wait %2
+	o=$(key obs.out trace_transactions)
+	expect_gt "$o" 0 "observed"
+	grep -q '^trace_hooks=.*sched_wakeup:tp_btf,sched_switch:tp_btf' obs.out
+	python3 - obs.csv "$o" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert len(rows) == int(sys.argv[2]), (len(rows), sys.argv[2])
+stages = ["softirq_rx", "tcp_rx", "busy", "wake_call", "runq", "to_user",
+          "recv_call", "app", "tcp_tx", "send_return"]
+slept = 0
+for r in rows:
+    span = int(r["SEND_RET"]) - int(r["NETIF_RX"])
+    assert sum(int(r[s]) for s in stages) == span, r
+    parts = [int(r[s]) for s in ("busy", "wake_call", "runq", "to_user")]
+    assert sum(parts) == int(r["POLL_RET"]) - int(r["DATA_READY"]), r
+    if parts[0]:
+        assert parts[1:] == [0, 0, 0] and not r["held_comm"], r
+    if r["held_comm"]:
+        slept += 1
+# One get in flight on one connection: memcached's thread sleeps in
+# epoll_wait between requests, and names what held its CPU.
+assert slept > 0, "no observed transaction slept"
+print("slept", slept, "of", len(rows))
+PY
+}
