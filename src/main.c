@@ -27,6 +27,7 @@ static void usage_all(FILE *f)
 		"       netstage observe --port PORT  time another server's requests\n"
 		"       netstage join CLIENT.csv [NAME=]HOP.csv ...  join records on one clock\n"
 		"       netstage --version\n"
+		"       netstage --man                the man page (roff)\n"
 		"  e.g. netstage tcp_rr --local -l 5\n",
 		workload_names());
 }
