@@ -104,14 +104,16 @@ stop_server() {
 	wait "$SRV_PID" 2>/dev/null || true
 }
 
+# wait_port PORT [ADDR]: until something listens on PORT (at ADDR).
 wait_port() {
-	local i
+	local i filter="sport = :$1"
 
+	[ -n "${2:-}" ] && filter="src $2:$1"
 	for i in $(seq 100); do
-		ss -ltn "sport = :$1" | grep -q LISTEN && return 0
+		ss -ltn "$filter" | grep -q LISTEN && return 0
 		sleep 0.05
 	done
-	fail "nothing listens on port $1"
+	fail "nothing listens on port $1${2:+ at $2}"
 }
 
 # Tracing loads BPF: root only. Others skip, saying so.

@@ -284,7 +284,8 @@ t_trace_ignores_other_processes_sockets() {
 	start_server tcp_rr --trace -L 127.0.0.1
 	ns tcp_rr -L 127.0.0.2 -C "$CPORT" -P "$DPORT" -q > other.srv &
 	other=$!
-	wait_port "$CPORT"
+	# Ours listens on the port already: wait for this one's address.
+	wait_port "$CPORT" 127.0.0.2
 	ns tcp_rr -c -H 127.0.0.2 -C "$CPORT" -l 3 -q -F 2 > other.cli &
 	ns tcp_rr -c -H 127.0.0.1 -C "$CPORT" -l 2 -q --trace \
 		--trace-records=tr.csv > cli.out 2> cli.err
