@@ -101,19 +101,34 @@ struct {
 } threads SEC(".maps");
 
 /*
+ * --trace-sched, per worker thread: its last wake-up, when it got a
+ * CPU after it, and the task it took the CPU from. A record takes them
+ * at its end, in the worker's own call; the merge keeps them only if
+ * they lie between the transaction's DATA_READY and EPOLL_RET.
+ */
+struct wsched {
+	__u64 woken;
+	__u64 on_cpu;		/* 0: not on a CPU since woken */
+	__u32 held_pid;
+	__u32 held_cpu;
+	char held_comm[16];
+};
+
+/*
  * observe, per thread of the server: when it last returned from
  * epoll_wait or poll with something ready (its next read of a request
  * takes it as POLL_RET), and the client port of the request it read
  * last, until it sends on another connection (a forwarder's upstream).
  */
 struct obs_task {
+	/*
+	 * --trace-sched, for the server's threads. First: &t->sched is t,
+	 * so no arithmetic on a pointer the verifier has not seen checked.
+	 */
+	struct wsched sched;
 	__u64 poll_ret;
 	__u32 reading;
 	__u32 pad;
-	/* --trace-sched: as struct wsched, for the server's own threads */
-	__u64 woken, on_cpu;
-	__u32 held_pid, held_cpu;
-	char held_comm[16];
 	/* what held its CPU before the read of its last request */
 	__u32 read_held_pid, read_held_cpu;
 	char read_held_comm[16];
@@ -136,20 +151,6 @@ struct {
 	__type(key, __u32);
 	__type(value, __u16);
 } next_ports SEC(".maps");
-
-/*
- * --trace-sched, per worker thread: its last wake-up, when it got a
- * CPU after it, and the task it took the CPU from. A record takes them
- * at its end, in the worker's own call; the merge keeps them only if
- * they lie between the transaction's DATA_READY and EPOLL_RET.
- */
-struct wsched {
-	__u64 woken;
-	__u64 on_cpu;		/* 0: not on a CPU since woken */
-	__u32 held_pid;
-	__u32 held_cpu;
-	char held_comm[16];
-};
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -873,11 +874,11 @@ static __always_inline void obs_emit(struct ns_sk *st)
  */
 static __always_inline void obs_sched_read(struct obs_task *t, __u64 *sl)
 {
-	sl[NS_K_WOKEN] = t->woken;
-	sl[NS_K_ON_CPU] = t->on_cpu;
-	t->read_held_pid = t->held_pid;
-	t->read_held_cpu = t->held_cpu;
-	__builtin_memcpy(t->read_held_comm, t->held_comm,
+	sl[NS_K_WOKEN] = t->sched.woken;
+	sl[NS_K_ON_CPU] = t->sched.on_cpu;
+	t->read_held_pid = t->sched.held_pid;
+	t->read_held_cpu = t->sched.held_cpu;
+	__builtin_memcpy(t->read_held_comm, t->sched.held_comm,
 			 sizeof(t->read_held_comm));
 }
 
@@ -1333,23 +1334,25 @@ static __always_inline struct obs_task *observed_sched(struct task_struct *p)
 				    BPF_LOCAL_STORAGE_GET_F_CREATE);
 }
 
+/* The scheduler's record of p, if p is a thread this run traces. */
+static __always_inline struct wsched *sched_of(struct task_struct *p)
+{
+	struct obs_task *t;
+
+	if (!NS_IS_OBS(side))
+		return worker_sched(p);
+	t = observed_sched(p);
+	return t ? &t->sched : NULL;
+}
+
 SEC("tp_btf/sched_wakeup")
 int BPF_PROG(sched_wakeup, struct task_struct *p)
 {
-	struct obs_task *t;
 	struct wsched *w;
 
 	if (empty)
 		return 0;
-	if (NS_IS_OBS(side)) {
-		t = observed_sched(p);
-		if (t) {
-			t->woken = bpf_ktime_get_ns();
-			t->on_cpu = 0;
-		}
-		return 0;
-	}
-	w = worker_sched(p);
+	w = sched_of(p);
 	if (w) {
 		w->woken = bpf_ktime_get_ns();
 		w->on_cpu = 0;
@@ -1362,23 +1365,11 @@ SEC("tp_btf/sched_switch")
 int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev,
 	     struct task_struct *next, unsigned int prev_state)
 {
-	struct obs_task *t;
 	struct wsched *w;
 
 	if (empty)
 		return 0;
-	if (NS_IS_OBS(side)) {
-		t = observed_sched(next);
-		if (!t || !t->woken || t->on_cpu)
-			return 0;
-		t->on_cpu = bpf_ktime_get_ns();
-		t->held_pid = prev->pid;
-		t->held_cpu = bpf_get_smp_processor_id();
-		bpf_probe_read_kernel_str(t->held_comm, sizeof(t->held_comm),
-					  prev->comm);
-		return 0;
-	}
-	w = worker_sched(next);
+	w = sched_of(next);
 	if (!w || !w->woken || w->on_cpu)
 		return 0;
 	w->on_cpu = bpf_ktime_get_ns();
