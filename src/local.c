@@ -327,6 +327,10 @@ static int write_files(const struct local *l, const struct waterfall *w,
 	struct report_args a = { w, &m };
 	int rc = 0;
 
+	/* Untraced (no privileges, say): nothing to draw, no empty file. */
+	if (!w->joined)
+		return log_err("--report/--perfetto: no traced transaction "
+			       "to write (trace_error says why)"), -1;
 	if (l->perfetto && write_whole(l->perfetto, fill_perfetto, &a))
 		rc = -1;
 	options_dump(o, &opts);
@@ -616,10 +620,11 @@ int local_run(struct options *o, const struct workload *wl)
 	if (l.peer)
 		keep_peer(&l, w);
 	finish_output(&l, o, w, &wf);
-	if (w && write_files(&l, w, o, wl, both))
+	if (w && (l.perfetto || l.report) && write_files(&l, w, o, wl, both))
 		rc = EXIT_RUNTIME;
 	else if (!w && !rc && !src && (l.perfetto || l.report)) {
-		log_err("--local: no records joined for --perfetto/--report");
+		log_err("--report/--perfetto: no traced transaction to write "
+			"(trace_error says why)");
 		rc = EXIT_RUNTIME;
 	}
 	if (!rc && !src && l.user_json && merge_json(&l, &wf))

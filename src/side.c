@@ -433,6 +433,14 @@ int side_finish(struct side *s)
 		if (out_commit(&s->trace_records, err, sizeof(err)))
 			log_err("%s", err), rc = 1;
 	}
+	if ((s->perfetto.f || s->report.f) && !s->res.trace.records_kept) {
+		/* Untraced (no privileges, say): no empty file either. */
+		log_err("--report/--perfetto: no traced transaction to write "
+			"(trace_error says why)");
+		out_abort(&s->perfetto);
+		out_abort(&s->report);
+		rc = 1;
+	}
 	if (s->perfetto.f && write_perfetto(s, err, sizeof(err)))
 		log_err("%s", err), rc = 1;
 	if (s->report.f && write_report(s, err, sizeof(err)))

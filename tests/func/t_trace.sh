@@ -431,6 +431,7 @@ t_trace_burst_across_a_veth_pair() {
 }
 
 t_trace_without_privileges_still_runs() {
+	local rc
 	need_root
 	command -v setpriv > /dev/null || { echo "no setpriv"; exit "$SKIP"; }
 	chmod 777 .
@@ -443,6 +444,15 @@ t_trace_without_privileges_still_runs() {
 	grep -q 'tracing off: ' err
 	expect_gt "$(key out client.num_transactions)" 0 "ran untraced"
 	expect_eq "$(grep -c 'tracing off' err)" 2 "one line per side"
+	# Files only tracing fills: said, status 1, and not left empty.
+	rc=0
+	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+		timeout 60 "$NETSTAGE" tcp_rr --local -l 1 -q --trace \
+		--report r.html --perfetto p.json > out 2> err || rc=$?
+	expect_eq "$rc" 1 "status without records to write"
+	grep -q '^netstage: --report/--perfetto: no traced transaction to write' err
+	[ ! -e r.html ] && [ ! -e p.json ] || fail "an empty report was written"
+	expect_gt "$(key out client.num_transactions)" 0 "ran untraced"
 }
 
 t_trace_agrees_with_so_timestamping() {
