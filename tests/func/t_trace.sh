@@ -445,13 +445,17 @@ t_trace_without_privileges_still_runs() {
 	expect_gt "$(key out client.num_transactions)" 0 "ran untraced"
 	expect_eq "$(grep -c 'tracing off' err)" 2 "one line per side"
 	# Files only tracing fills: said, status 1, and not left empty.
+	# (Tests share a directory: names of this test's own.)
 	rc=0
+	rm -f untraced.html untraced.json
 	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
 		timeout 60 "$NETSTAGE" tcp_rr --local -l 1 -q --trace \
-		--report r.html --perfetto p.json > out 2> err || rc=$?
+		--report untraced.html --perfetto untraced.json > out 2> err ||
+		rc=$?
 	expect_eq "$rc" 1 "status without records to write"
 	grep -q '^netstage: --report/--perfetto: no traced transaction to write' err
-	[ ! -e r.html ] && [ ! -e p.json ] || fail "an empty report was written"
+	[ ! -e untraced.html ] && [ ! -e untraced.json ] ||
+		fail "an empty report was written"
 	expect_gt "$(key out client.num_transactions)" 0 "ran untraced"
 }
 
