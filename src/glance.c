@@ -3,7 +3,6 @@
 
 #include "glance.h"
 
-
 static double num(const struct kv_list *l, const char *key)
 {
 	const char *s = kv_get(l, key);

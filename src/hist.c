@@ -25,18 +25,25 @@ void hist_bucket_range(unsigned int idx, uint64_t *lo, uint64_t *hi)
 	*hi = ((mant + 1) << shift) - 1;
 }
 
-void hist_add(struct hist *h, uint64_t ns)
+void hist_add_n(struct hist *h, uint64_t ns, uint64_t n)
 {
 	double v = (double)ns;
 
-	h->bucket[hist_index(ns)]++;
-	h->count++;
+	if (!n)
+		return;
+	h->bucket[hist_index(ns)] += n;
+	h->count += n;
 	if (ns < h->min)
 		h->min = ns;
 	if (ns > h->max)
 		h->max = ns;
-	h->sum += v;
-	h->sumsq += v * v;
+	h->sum += v * (double)n;
+	h->sumsq += v * v * (double)n;
+}
+
+void hist_add(struct hist *h, uint64_t ns)
+{
+	hist_add_n(h, ns, 1);
 }
 
 void hist_merge(struct hist *dst, const struct hist *src)

@@ -26,6 +26,8 @@ struct hist {
 
 void hist_reset(struct hist *h);
 void hist_add(struct hist *h, uint64_t ns);
+/* n values of ns at once (a script's counted values). */
+void hist_add_n(struct hist *h, uint64_t ns, uint64_t n);
 void hist_merge(struct hist *dst, const struct hist *src);
 /*
  * Add counts by bucket (from BPF): min, max, mean and stddev then come

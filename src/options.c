@@ -579,6 +579,29 @@ static int check_resolves(const struct options *o, const char *name,
 	return 0;
 }
 
+/* Options only per-transaction records can serve: --trace (records). */
+static int needs_records(const struct options *o, char *err, size_t len)
+{
+	const struct {
+		const char *name;
+		int given;
+	} need[] = {
+		{ "trace-sched", o->trace_sched },
+		{ "timestamping", o->timestamping },
+		{ "trace-records", o->trace_records != NULL },
+		{ "report", o->report != NULL },
+		{ "perfetto", o->perfetto != NULL },
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(need); i++)
+		if (need[i].given && o->trace != 1)
+			return fail(err, len, NULL,
+				    "option --%s: needs --trace (records)",
+				    need[i].name);
+	return 0;
+}
+
 int options_validate(struct options *o, char *err, size_t len)
 {
 	if (strcmp(o->output_format, "kv") && strcmp(o->output_format, "csv") &&
@@ -677,21 +700,8 @@ int options_validate(struct options *o, char *err, size_t len)
 	if ((o->burst > 1 || o->rate > 0) && o->timestamping)
 		return fail(err, len, NULL,
 			    "option --timestamping: one request in flight (not with --burst or --rate)");
-	if (o->trace_sched && o->trace != 1)
-		return fail(err, len, NULL,
-			    "option --trace-sched: needs --trace (records)");
-	if (o->timestamping && o->trace != 1)
-		return fail(err, len, NULL,
-			    "option --timestamping: needs --trace (records)");
-	if (o->trace_records && o->trace != 1)
-		return fail(err, len, NULL,
-			    "option --trace-records: needs --trace (records)");
-	if (o->report && o->trace != 1)
-		return fail(err, len, NULL,
-			    "option --report: needs --trace (records)");
-	if (o->perfetto && o->trace != 1)
-		return fail(err, len, NULL,
-			    "option --perfetto: needs --trace (records)");
+	if (needs_records(o, err, len))
+		return -1;
 	if (o->host && !o->local &&
 	    check_resolves(o, o->host, "host", err, len))
 		return -1;

@@ -238,14 +238,13 @@ static int lhist_add(lua_State *L)
 {
 	struct hist *h = luaL_checkudata(L, 1, HIST_MT);
 	double us = luaL_checknumber(L, 2);
-	lua_Integer n = luaL_optinteger(L, 3, 1), i;
+	lua_Integer n = luaL_optinteger(L, 3, 1);
 
 	luaL_argcheck(L, us >= 0 && us < 1e12, 2,
 		      "h:add: a value is 0 or more us (under 1e12)");
 	luaL_argcheck(L, n >= 0 && n <= 1000000000, 3,
 		      "h:add: a count is 0 .. 1e9");
-	for (i = 0; i < n; i++)
-		hist_add(h, (uint64_t)(us * 1e3 + 0.5));
+	hist_add_n(h, (uint64_t)(us * 1e3 + 0.5), (uint64_t)n);
 	lua_settop(L, 1);
 	return 1;
 }

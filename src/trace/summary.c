@@ -195,8 +195,8 @@ void trace_find_tail(struct trace_summary *ts, struct worker *w, int n)
 		}
 }
 
-int trace_rec_widest(const struct trace_summary *ts,
-		     const struct trace_rec *r)
+/* A kept record's longest stage (not `remote`, whose parts say more). */
+static int widest(const struct trace_summary *ts, const struct trace_rec *r)
 {
 	const struct stage_def *d = trace_stage_defs(ts);
 	uint64_t best = 0, v;
@@ -227,7 +227,7 @@ static void tail_view(const struct trace_summary *ts, FILE *f)
 	for (i = 0; i < ts->ntail; i++) {
 		const struct trace_rec *r = &ts->tail[i];
 
-		w = trace_rec_widest(ts, r);
+		w = widest(ts, r);
 		fprintf(f, "%s %.1f us (%s %.1f", i ? ";" : "",
 			r->span / 1e3, d[w].name,
 			(r->b[d[w].to] - r->b[d[w].from]) / 1e3);

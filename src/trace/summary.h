@@ -31,7 +31,7 @@ struct trace_summary {
 	uint64_t incomplete;	/* missing + disorder + norecord */
 	uint64_t missing, disorder, norecord;
 	uint64_t lost;		/* ring full in BPF */
-	uint64_t records_kept;	/* of records_offered: a uniform sample */
+	uint64_t records_kept;	/* of records_offered: all, or a sample */
 	uint64_t records_slowest;	/* of them kept for being slowest */
 	uint64_t records_offered;
 	uint64_t bad_at[NS_B_COUNT];
@@ -55,9 +55,6 @@ void trace_kv_names(const struct trace_summary *ts, struct kv_list *out);
 void trace_table(const struct trace_summary *ts, FILE *f, const char *who);
 /* ts->tail: the TRACE_TAIL longest of the workers' kept records. */
 void trace_find_tail(struct trace_summary *ts, struct worker *w, int n);
-/* A kept record's longest stage (not `remote`, whose parts say more). */
-int trace_rec_widest(const struct trace_summary *ts,
-		     const struct trace_rec *r);
 void trace_records_csv(FILE *f, struct worker *w, int n, enum ns_side side);
 /* The kept records as struct join_rec, for another process to join. */
 int trace_records_dump(FILE *f, struct worker *w, int n);

@@ -166,6 +166,22 @@ static void t_merge_equals_one_histogram(void **state)
 	free(all);
 }
 
+/* n values at once are n values added one by one, and 0 is none. */
+static void t_add_n_equals_n_adds(void **state)
+{
+	static struct hist a, b;
+
+	hist_reset(&a);
+	hist_reset(&b);
+	hist_add(&a, 700);
+	hist_add(&b, 700);
+	for (int i = 0; i < 3; i++)
+		hist_add(&a, 123456);
+	hist_add_n(&b, 123456, 3);
+	hist_add_n(&b, 99, 0);
+	assert_memory_equal(&a, &b, sizeof(a));
+}
+
 static void t_empty_histogram_reports_zero(void **state)
 {
 	struct hist h;
@@ -180,6 +196,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t_log_uniform_1us_to_100s),
+		cmocka_unit_test(t_add_n_equals_n_adds),
 		cmocka_unit_test(t_tight_cluster_with_a_tail),
 		cmocka_unit_test(t_small_values_are_exact),
 		cmocka_unit_test(t_every_value_lies_in_its_bucket),
