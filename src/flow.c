@@ -11,24 +11,28 @@ struct flow *flow_new(int fd, int id, int with_latency)
 	f->fd = fd;
 	f->id = id;
 	f->open = 1;
-	if (with_latency) {
-		f->lat = xcalloc(1, sizeof(*f->lat));
-		f->lat_total = xcalloc(1, sizeof(*f->lat_total));
-		hist_reset(f->lat);
-		hist_reset(f->lat_total);
-	}
+	f->wants_lat = with_latency;
 	return f;
 }
 
-void flow_close_interval(struct flow *f)
+void flow_attach_latency(struct flow *f, struct hist *shared, int own)
 {
-	if (f->lat_unc) {
-		hist_merge(f->lat_unc_total, f->lat_unc);
-		hist_reset(f->lat_unc);
-	}
-	if (!f->lat)
+	if (!f->wants_lat)
 		return;
-	hist_merge(f->lat_total, f->lat);
+	if (!own) {
+		f->lat = shared;
+		return;
+	}
+	f->lat = xcalloc(1, sizeof(*f->lat));
+	f->own_lat = 1;
+	hist_reset(f->lat);
+}
+
+void flow_close_interval(struct flow *f, struct hist *into)
+{
+	if (!f->own_lat)
+		return;
+	hist_merge(into, f->lat);
 	hist_reset(f->lat);
 }
 
@@ -38,12 +42,10 @@ void flow_free(struct flow *f)
 		return;
 	if (f->fd >= 0)
 		close(f->fd);
-	free(f->lat);
-	free(f->lat_total);
+	if (f->own_lat)
+		free(f->lat);
 	free(f->pend);
 	free(f->sent_at);
 	free(f->intended_at);
-	free(f->lat_unc);
-	free(f->lat_unc_total);
 	free(f);
 }

@@ -56,20 +56,30 @@ struct flow {
 	uint64_t next_intended;
 	uint64_t sent_total;	/* requests sent */
 	uint64_t behind;	/* intended sends skipped: too many in flight */
-	struct hist *lat_unc;	/* from the actual send: uncorrected */
-	struct hist *lat_unc_total;
+	struct hist *lat_unc;	/* from the actual send: the worker's */
 	uint64_t lost;		/* udp_rr: requests never answered in time */
 	uint64_t late;		/* udp_rr: responses that came too late */
 	uint64_t transactions;
 	uint64_t bytes_read;
 	uint64_t bytes_written;
-	struct hist *lat;	/* rr client: this interval's latencies */
-	struct hist *lat_total;	/* rr client: every completed interval */
+	/*
+	 * rr client: where this interval's latencies go. A histogram is
+	 * 33 KiB, so flows share their worker's unless per-flow samples
+	 * (-A) need one each (own_lat).
+	 */
+	struct hist *lat;
+	int wants_lat;
+	int own_lat;
 };
 
 struct flow *flow_new(int fd, int id, int with_latency);
-/* Fold the interval histogram into the total and start a new interval. */
-void flow_close_interval(struct flow *f);
+/*
+ * A flow that counts latencies counts them into `shared`, or, with
+ * own, into a histogram of its own that flow_close_interval() folds in.
+ */
+void flow_attach_latency(struct flow *f, struct hist *shared, int own);
+/* Fold an own interval histogram into `into` and start a new interval. */
+void flow_close_interval(struct flow *f, struct hist *into);
 void flow_free(struct flow *f);
 
 #endif

@@ -176,8 +176,7 @@ static int observer_open(struct observer *ob)
 	 */
 	s->workers = w = xcalloc(1, sizeof(*w));
 	s->nworkers = 1;
-	w->epfd = -1;
-	w->rs = &s->rs;
+	worker_init(w, &s->rs);
 	w->tw = xcalloc(1, sizeof(*w->tw));
 	if (trace_worker_init(w->tw, s->rs.tracer, 0, trace_side(&s->rs),
 			      s->o->trace_max_records)) {
@@ -186,8 +185,7 @@ static int observer_open(struct observer *ob)
 		return -1;
 	}
 	side_add_flow(s, w->tw->server = flow_new(-1, 0, 1));
-	w->flows = xcalloc(1, sizeof(*w->flows));
-	w->flows[w->nflows++] = w->tw->server;
+	worker_add_flow(w, w->tw->server);
 	return 0;
 }
 
@@ -243,6 +241,7 @@ static int observe_loop(struct observer *ob)
 	/* A last interval that is all but over counts, as a worker's does. */
 	worker_maybe_snapshot(&s->workers[0],
 			      s->res.t_end + s->rs.interval_ns / 10);
+	worker_finish(&s->workers[0]);
 	return rc;
 }
 

@@ -84,6 +84,8 @@ void report_collect(struct side_result *r, struct worker *w, int n,
 		r->transactions += w[i].gone_transactions;
 		r->bytes_read += w[i].gone_read;
 		r->bytes_written += w[i].gone_written;
+		hist_merge(&r->lat, &w[i].lat_total);
+		hist_merge(&r->lat_unc, &w[i].lat_unc_total);
 		for (j = 0; j < w[i].nflows; j++) {
 			struct flow *f = w[i].flows[j];
 
@@ -94,13 +96,9 @@ void report_collect(struct side_result *r, struct worker *w, int n,
 			r->mismatched += f->mismatched;
 			r->sent += f->sent_total;
 			r->behind += f->behind;
-			if (f->lat_unc_total)
-				hist_merge(&r->lat_unc, f->lat_unc_total);
 			r->late += f->late;
 			if (rs->raw)
 				raw_flow_verdict(r, f, rs);
-			if (f->lat_total)
-				hist_merge(&r->lat, f->lat_total);
 		}
 	}
 	throughput_fit(r, w, n, rs);

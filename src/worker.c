@@ -51,13 +51,20 @@ struct flow *worker_adopt(struct worker *w, int fd)
 	struct flow *f = flow_new(fd, (int)(w->adopted++ * n + w->id), 0);
 
 	f->adopted = 1;
+	worker_add_flow(w, f);
+	return f;
+}
+
+void worker_add_flow(struct worker *w, struct flow *f)
+{
 	if (w->nflows == w->flows_cap) {
 		w->flows_cap = w->flows_cap ? 2 * w->flows_cap : 16;
 		w->flows = xrealloc(w->flows, w->flows_cap, sizeof(*w->flows));
 	}
 	w->flows[w->nflows++] = f;
 	w->open_flows++;
-	return f;
+	flow_attach_latency(f, &w->ilat, w->rs->record_samples);
+	f->lat_unc = &w->ilat_unc;
 }
 
 /* Free accepted flows that closed, keeping what they counted. */
@@ -107,7 +114,7 @@ static void record_sample(struct worker *w, struct flow *f, uint64_t now,
 		s->stage_mean[i] = f->st_sum[i] / 1e9 / f->st_count;
 	f->st_count = 0;
 	memset(f->st_sum, 0, sizeof(f->st_sum));
-	if (!f->lat || !f->lat->count)
+	if (!f->own_lat || !f->lat->count)
 		return;
 	s->lat_min = f->lat->min / 1e9;
 	s->lat_mean = hist_mean(f->lat) / 1e9;
@@ -127,6 +134,22 @@ static void push_tick(struct worker *w, uint64_t time, uint64_t trans,
 	w->ticks[w->nticks++] = (struct tick){ time, trans, bytes };
 }
 
+/* The interval's latencies join the totals; a new interval begins. */
+static void fold_interval(struct worker *w)
+{
+	hist_merge(&w->lat_total, &w->ilat);
+	hist_reset(&w->ilat);
+	hist_merge(&w->lat_unc_total, &w->ilat_unc);
+	hist_reset(&w->ilat_unc);
+}
+
+void worker_finish(struct worker *w)
+{
+	for (int i = 0; i < w->nflows; i++)
+		flow_close_interval(w->flows[i], &w->ilat);
+	fold_interval(w);
+}
+
 /* Close interval k at `now`: one tick, samples, and the progress report. */
 static void snapshot(struct worker *w, uint64_t now)
 {
@@ -137,7 +160,6 @@ static void snapshot(struct worker *w, uint64_t now)
 
 	if (rs->record_samples)
 		getrusage(RUSAGE_SELF, &ru);
-	hist_reset(&w->ilat);
 	trans = w->gone_transactions;
 	bytes = w->gone_read + w->gone_written;
 	for (i = 0; i < w->nflows; i++) {
@@ -147,13 +169,12 @@ static void snapshot(struct worker *w, uint64_t now)
 		bytes += f->bytes_read + f->bytes_written;
 		if (rs->record_samples)
 			record_sample(w, f, now, &ru);
-		if (f->lat)
-			hist_merge(&w->ilat, f->lat);
-		flow_close_interval(f);
+		flow_close_interval(f, &w->ilat);
 	}
 	push_tick(w, now, trans, bytes);
 	intervals_report(&rs->iv, w->k, trans - w->prev_transactions,
 			 bytes - w->prev_bytes, rs->wl->is_rr ? &w->ilat : NULL);
+	fold_interval(w);
 	w->prev_transactions = trans;
 	w->prev_bytes = bytes;
 	w->k++;
@@ -336,9 +357,19 @@ static void *worker_main(void *arg)
 		epoll_loop(w);
 	}
 	final_snapshot(w);
-	for (int i = 0; i < w->nflows; i++)
-		flow_close_interval(w->flows[i]);
+	worker_finish(w);
 	return NULL;
+}
+
+void worker_init(struct worker *w, struct run_shared *rs)
+{
+	w->rs = rs;
+	w->epfd = -1;
+	w->ev_fd = -1;
+	hist_reset(&w->ilat);
+	hist_reset(&w->lat_total);
+	hist_reset(&w->ilat_unc);
+	hist_reset(&w->lat_unc_total);
 }
 
 static int setup_worker(struct worker *w, struct run_shared *rs, char *err,
@@ -346,16 +377,13 @@ static int setup_worker(struct worker *w, struct run_shared *rs, char *err,
 {
 	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL };
 
-	w->rs = rs;
-	w->epfd = -1;
-	w->ev_fd = -1;
+	worker_init(w, rs);
 	if (rs->script) {
 		w->sw = script_worker(rs->script, w->id);
 		w->phooks = io_hooks_of(rs);
 	}
 	w->buf = xcalloc(1, rs->o->buffer_size > 65536 ? rs->o->buffer_size
 							: 65536);
-	hist_reset(&w->ilat);
 	if (rs->tracer && !rs->trace_hist) {
 		w->tw = xcalloc(1, sizeof(*w->tw));
 		if (trace_worker_init(w->tw, rs->tracer, w->id,
@@ -394,12 +422,8 @@ int workers_start(struct worker **out, int n, struct run_shared *rs,
 		if (setup_worker(&w[i], rs, err, len))
 			return -1;
 	}
-	for (i = 0; i < nflows; i++) {
-		struct worker *wi = &w[i % n];
-
-		wi->flows[wi->nflows++] = flows[i];
-		wi->open_flows++;
-	}
+	for (i = 0; i < nflows; i++)
+		worker_add_flow(&w[i % n], flows[i]);
 	for (i = 0; i < n; i++) {
 		rc = pthread_create(&w[i].thread, NULL, worker_main, &w[i]);
 		if (rc) {

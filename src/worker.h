@@ -102,7 +102,10 @@ struct worker {
 	long nticks, ticks_cap;
 	struct sample *samples;
 	long nsamples, samples_cap;
-	struct hist ilat;	/* scratch: this interval, all flows */
+	struct hist ilat;	/* this interval's latencies, all flows */
+	struct hist lat_total;	/* every closed interval's */
+	struct hist ilat_unc;	/* --rate: the same from the actual send */
+	struct hist lat_unc_total;
 	uint64_t prev_transactions, prev_bytes;
 	uint64_t errors;	/* send/recv failures other than EAGAIN */
 	int last_errno;		/* the last of them */
@@ -124,6 +127,8 @@ static inline void worker_error(struct worker *w, int err)
 		w->last_errno = err;
 }
 
+/* A worker with no flows yet (workers_start makes its own). */
+void worker_init(struct worker *w, struct run_shared *rs);
 /* Start the side's workers: flow i goes to worker i % n. */
 int workers_start(struct worker **out, int n, struct run_shared *rs,
 		  struct flow **flows, int nflows, char *err, size_t len);
@@ -136,6 +141,10 @@ void worker_arm(struct worker *w, struct flow *f, uint32_t events);
 void worker_flow_closed(struct worker *w, struct flow *f);
 /* A connection the worker accepted becomes one of its flows. */
 struct flow *worker_adopt(struct worker *w, int fd);
+/* f becomes w's: it counts latencies into w's histograms (or, -A, its own). */
+void worker_add_flow(struct worker *w, struct flow *f);
+/* The run is over: fold what the last snapshot left into the totals. */
+void worker_finish(struct worker *w);
 /* Blocking mode: take the interval snapshot when due. */
 void worker_maybe_snapshot(struct worker *w, uint64_t now);
 static inline int worker_stopping(struct worker *w)

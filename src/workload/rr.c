@@ -464,10 +464,6 @@ static void open_start(struct worker *w, struct flow *f)
 {
 	f->sent_at = xcalloc(OPEN_INFLIGHT, sizeof(*f->sent_at));
 	f->intended_at = xcalloc(OPEN_INFLIGHT, sizeof(*f->intended_at));
-	f->lat_unc = xcalloc(1, sizeof(*f->lat_unc));
-	f->lat_unc_total = xcalloc(1, sizeof(*f->lat_unc_total));
-	hist_reset(f->lat_unc);
-	hist_reset(f->lat_unc_total);
 	if (!w->rng)
 		w->rng = 0x9e3779b97f4a7c15ULL ^ ((uint64_t)w->id << 32) ^
 			 now_ns();
