@@ -15,6 +15,7 @@
 #include "common.h"
 #include "confidence.h"
 #include "control.h"
+#include "fdlimit.h"
 #include "net.h"
 #include "raw.h"
 #include "run.h"
@@ -49,7 +50,7 @@ static int hello(struct client *c)
 	if (net_resolve(o->host, o->control_port, net_family(o), &a, c->err,
 			sizeof(c->err)))
 		return -1;
-	c->ctl = net_connect(o, SOCK_STREAM, &a, CTL_TIMEOUT_MS, NULL, c->err,
+	c->ctl = net_connect(o, SOCK_STREAM, &a, 0, CTL_TIMEOUT_MS, NULL, c->err,
 			     sizeof(c->err));
 	if (c->ctl < 0) {
 		char why[sizeof(c->err)];
@@ -101,6 +102,8 @@ static int open_flows(struct client *c)
 	int i, fd;
 
 	c->side.rs.data_addr = c->data;
+	if (fd_limit_ensure(o->num_flows + FD_SPARE, c->err, sizeof(c->err)))
+		return -1;
 	for (i = 0; i < o->num_flows; i++) {
 		if (c->wl->accepts_per_worker) {
 			/* tcp_crr connects as part of every transaction. */
@@ -108,7 +111,8 @@ static int open_flows(struct client *c)
 			continue;
 		}
 		sh.worker = i % o->num_threads;
-		fd = net_connect(o, c->wl->socktype, &c->data, CTL_TIMEOUT_MS,
+		fd = net_connect(o, c->wl->socktype, &c->data, i,
+				 CTL_TIMEOUT_MS,
 				 sh.sc ? &cb : NULL, c->err, sizeof(c->err));
 		if (fd < 0)
 			return -1;

@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <netdb.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@
 #include "common.h"
 #include "glance.h"
 #include "html_report.h"
+#include "net.h"
 #include "report.h"
 #include "run.h"
 #include "script/script.h"
@@ -55,6 +57,14 @@ struct local {
  * CSV: each side prints key=value lines for the parent to make one
  * table of. The format it replaced, to put back, or NULL.
  */
+/* The server listens on the first --local-host address. */
+static char *local_server_host(const char *list)
+{
+	char host[NI_MAXHOST];
+
+	return xstrdup(net_local_host(list, 0, host, sizeof(host)));
+}
+
 static char *side_kv_for_csv(struct options *o)
 {
 	char *was = o->output_format;
@@ -598,7 +608,8 @@ int local_run(struct options *o, const struct workload *wl)
 	} else {
 		o->control_port = port;
 		free(o->host);
-		o->host = xstrdup(o->ipv6 ? "::1" : "127.0.0.1");
+		o->host = o->local_host ? local_server_host(o->local_host)
+			: xstrdup(o->ipv6 ? "::1" : "127.0.0.1");
 		options_print(o, wl->name);
 		l.perfetto = o->perfetto;
 		l.report = o->report;

@@ -80,7 +80,11 @@ int net_listen(const struct options *o, int socktype, int port,
 	struct addr a;
 	int fd;
 
-	if (net_resolve(o->local_host, port, net_family(o), &a, err, len))
+	char host[NI_MAXHOST];
+
+	if (net_resolve(o->local_host ? net_local_host(o->local_host, 0, host,
+						      sizeof(host)) : NULL,
+			port, net_family(o), &a, err, len))
 		return -1;
 	fd = socket(a.ss.ss_family, socktype | SOCK_CLOEXEC, 0);
 	if (fd < 0)
@@ -123,11 +127,25 @@ static int wait_connected(int fd, int timeout_ms)
 	return soerr ? -1 : 0;
 }
 
+const char *net_local_host(const char *list, int i, char *buf, size_t len)
+{
+	const char *p = list, *end;
+	int n = 1;
+
+	for (end = list; *end; end++)
+		n += *end == ',';
+	for (i %= n; i > 0; i--)
+		p = strchr(p, ',') + 1;
+	end = strchrnul(p, ',');
+	snprintf(buf, len, "%.*s", (int)(end - p), p);
+	return buf;
+}
+
 int net_connect(const struct options *o, int socktype, const struct addr *a,
-		int timeout_ms, const struct net_cb *cb, char *err,
+		int from, int timeout_ms, const struct net_cb *cb, char *err,
 		size_t len)
 {
-	char where[80], what[120];
+	char where[80], what[120], host[NI_MAXHOST];
 	struct addr local;
 	int fd;
 
@@ -138,11 +156,14 @@ int net_connect(const struct options *o, int socktype, const struct addr *a,
 	if (call_cb(cb, fd, a, socktype, err, len))
 		return -1;
 	if (o->local_host) {
-		if (net_resolve(o->local_host, 0, a->ss.ss_family, &local, err,
-				len)) {
+		if (net_resolve(net_local_host(o->local_host, from, host,
+					       sizeof(host)),
+				0, a->ss.ss_family, &local, err, len)) {
 			close(fd);
 			return -1;
 		}
+		/* The port is chosen at connect(), by the whole 4-tuple. */
+		set_int(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, 1);
 		if (bind(fd, (struct sockaddr *)&local.ss, local.len))
 			return sys_fail(fd, err, len, "bind --local-host");
 	}

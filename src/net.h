@@ -40,10 +40,16 @@ int net_resolve(const char *host, int port, int family, struct addr *out,
 int net_listen(const struct options *o, int socktype, int port,
 	       int reuseport, const struct net_cb *cb, char *err, size_t len);
 
-/* Connect, bounded by timeout_ms; the socket is left blocking. */
+/*
+ * Connect, bounded by timeout_ms; the socket is left blocking. With
+ * --local-host, from its address number `from` (modulo the list's
+ * length): each source address has a port space of its own.
+ */
 int net_connect(const struct options *o, int socktype, const struct addr *a,
-		int timeout_ms, const struct net_cb *cb, char *err,
+		int from, int timeout_ms, const struct net_cb *cb, char *err,
 		size_t len);
+/* Address number i (modulo the count) of the --local-host list, in buf. */
+const char *net_local_host(const char *list, int i, char *buf, size_t len);
 
 /* Options every data socket gets: TCP_NODELAY (rr), pacing, RTO, SO_DEBUG. */
 int net_data_sockopts(const struct options *o, int fd, int socktype,

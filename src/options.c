@@ -55,7 +55,7 @@ static const struct opt_def defs[] = {
 	{ "host", 'H', T_STR, O(host), W_ALL, NULL, 0, 0,
 	  "server host name or address (client)" },
 	{ "local_host", 'L', T_STR, O(local_host), W_ALL, NULL, 0, 0,
-	  "local address to bind to" },
+	  "local address to bind to; a comma-separated list spreads the client's flows over them" },
 	{ "control_port", 'C', T_INT, O(control_port), W_ALL, "12866", 0,
 	  65535, "control connection port" },
 	{ "port", 'P', T_INT, O(port), W_ALL, "12867", 0, 65535,
@@ -579,6 +579,30 @@ static int check_resolves(const struct options *o, const char *name,
 	return 0;
 }
 
+/* --local-host: a list of addresses, each one that resolves. */
+static int check_local_hosts(const struct options *o, char *err, size_t len)
+{
+	char host[NI_MAXHOST];
+	const char *p = o->local_host;
+	int i;
+
+	for (i = 0; ; i++) {
+		const char *end = strchrnul(p, ',');
+
+		if (end == p || (size_t)(end - p) >= sizeof(host))
+			return fail(err, len, NULL,
+				    "option --local-host: address %d of '%s' is %s",
+				    i + 1, o->local_host,
+				    end == p ? "empty" : "too long");
+		snprintf(host, sizeof(host), "%.*s", (int)(end - p), p);
+		if (check_resolves(o, host, "local-host", err, len))
+			return -1;
+		if (!*end)
+			return 0;
+		p = end + 1;
+	}
+}
+
 /* Options only per-transaction records can serve: --trace (records). */
 static int needs_records(const struct options *o, char *err, size_t len)
 {
@@ -705,8 +729,7 @@ int options_validate(struct options *o, char *err, size_t len)
 	if (o->host && !o->local &&
 	    check_resolves(o, o->host, "host", err, len))
 		return -1;
-	if (o->local_host &&
-	    check_resolves(o, o->local_host, "local-host", err, len))
+	if (o->local_host && check_local_hosts(o, err, len))
 		return -1;
 	if (o->client) {
 		o->enable_write = 1;

@@ -13,6 +13,7 @@
 
 #include "common.h"
 #include "control.h"
+#include "fdlimit.h"
 #include "greeter.h"
 #include "net.h"
 #include "run.h"
@@ -85,6 +86,12 @@ static int check_hello(struct server *sv, int fd, const struct ctl_msg *m)
 	    sv->total_flows + (int)m->f[H_FLOWS] > o->num_threads) {
 		refuse(fd, "server --io-mode blocking has %d threads for %d flows",
 		       o->num_threads, sv->total_flows + (int)m->f[H_FLOWS]);
+		return -1;
+	}
+	if (fd_limit_ensure(sv->total_flows + m->f[H_FLOWS] + FD_SPARE,
+			    sv->err, sizeof(sv->err))) {
+		refuse(fd, "server: %s", sv->err);
+		sv->err[0] = 0;
 		return -1;
 	}
 	if (sv->nclients && want->is_rr && (o->request_size != (int)m->f[H_REQUEST] ||
