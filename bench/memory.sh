@@ -32,32 +32,19 @@ PORT=$((30000 + RANDOM % 10000))
 # neper wants at least as many flows as addresses.
 locals() { [ "$1" -ge 4 ] && echo "-L 127.0.0.1,127.0.0.2,127.0.0.3,127.0.0.4"; }
 
-# rss NAME FLOWS THREADS: the client's peak RSS (KiB) into $OUT/NAME.FLOWS
-ns_rss() {
-	local f=$2 t=$3
+# client_rss TOOL FLOWS THREADS: the client's peak RSS (KiB) into
+# $OUT/TOOL.FLOWS, against a server of its own kind.
+client_rss() {
+	local f=$2 t=$3 cmd=("$NS" tcp_rr -q)
 
+	[ "$1" = neper ] && cmd=("$NEPER" --nolog)
 	PORT=$((PORT + 2))
-	$NS tcp_rr -q -P $PORT -C $((PORT + 1)) -l $((LEN + 30)) \
-		> /dev/null 2>&1 &
+	"${cmd[@]}" -P $PORT -C $((PORT + 1)) -F "$f" -T "$t" \
+		-l $((LEN + 30)) > /dev/null 2>&1 &
 	sleep 0.3
-	/usr/bin/time -o "$OUT/time" -f %M $NS tcp_rr -c -q -H 127.0.0.1 \
-		-P $PORT -C $((PORT + 1)) $(locals "$f") -l "$LEN" -F "$f" -T "$t" \
-		-o throughput > "$OUT/out" 2>&1 || cat "$OUT/out" >&2
-	kill %1 2> /dev/null
-	wait 2> /dev/null
-	cat "$OUT/time" > "$OUT/$1.$f"
-}
-
-neper_rss() {
-	local f=$2 t=$3
-
-	PORT=$((PORT + 2))
-	$NEPER --nolog -P $PORT -C $((PORT + 1)) -F "$f" -T "$t" -l $((LEN + 30)) \
-		> /dev/null 2>&1 &
-	sleep 0.3
-	/usr/bin/time -o "$OUT/time" -f %M $NEPER --nolog -c -H 127.0.0.1 \
-		-P $PORT -C $((PORT + 1)) $(locals "$f") -l "$LEN" -F "$f" -T "$t" \
-		> "$OUT/out" 2>&1 || cat "$OUT/out" >&2
+	/usr/bin/time -o "$OUT/time" -f %M "${cmd[@]}" -c -H 127.0.0.1 \
+		-P $PORT -C $((PORT + 1)) $(locals "$f") -l "$LEN" -F "$f" \
+		-T "$t" > "$OUT/out" 2>&1 || cat "$OUT/out" >&2
 	kill %1 2> /dev/null
 	wait 2> /dev/null
 	cat "$OUT/time" > "$OUT/$1.$f"
@@ -67,14 +54,12 @@ tools=netstage
 [ -n "$NEPER" ] && tools="netstage neper"
 printf '%-10s %8s %8s %10s %12s\n' tool flows threads rss_KiB KiB_per_flow
 for tool in $tools; do
-	run=ns_rss
-	[ $tool = neper ] && run=neper_rss
-	$run $tool 1 1
+	client_rss $tool 1 1
 	base=$(cat "$OUT/$tool.1")
 	printf '%-10s %8d %8d %10d %12s\n' $tool 1 1 "$base" -
 	for ft in 1000:1 10000:2; do
 		f=${ft%:*}
-		$run $tool "$f" "${ft#*:}"
+		client_rss $tool "$f" "${ft#*:}"
 		rss=$(cat "$OUT/$tool.$f")
 		printf '%-10s %8d %8d %10d %12.2f\n' $tool "$f" "${ft#*:}" \
 			"$rss" "$(echo "($rss - $base) / ($f - 1)" | bc -l)"

@@ -53,10 +53,6 @@ struct local {
 	pid_t pid;
 };
 
-/*
- * CSV: each side prints key=value lines for the parent to make one
- * table of. The format it replaced, to put back, or NULL.
- */
 /* The server listens on the first --local-host address. */
 static char *local_server_host(const char *list)
 {
@@ -65,6 +61,10 @@ static char *local_server_host(const char *list)
 	return xstrdup(net_local_host(list, 0, host, sizeof(host)));
 }
 
+/*
+ * CSV: each side prints key=value lines for the parent to make one
+ * table of. The format it replaced, to put back, or NULL.
+ */
 static char *side_kv_for_csv(struct options *o)
 {
 	char *was = o->output_format;

@@ -76,11 +76,9 @@ static int call_cb(const struct net_cb *cb, int fd, const struct addr *a,
 int net_listen(const struct options *o, int socktype, int port,
 	       int reuseport, const struct net_cb *cb, char *err, size_t len)
 {
-	char where[80], what[120];
+	char where[80], what[120], host[NI_MAXHOST];
 	struct addr a;
 	int fd;
-
-	char host[NI_MAXHOST];
 
 	if (net_resolve(o->local_host ? net_local_host(o->local_host, 0, host,
 						      sizeof(host)) : NULL,

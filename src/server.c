@@ -62,6 +62,7 @@ static int check_hello(struct server *sv, int fd, const struct ctl_msg *m)
 {
 	const struct workload *want = workload_by_bit(m->f[H_WORKLOAD]);
 	struct options *o = sv->o;
+	char why[160];
 
 	if (want != sv->wl) {
 		refuse(fd, "this server runs %s, the client asked for %s",
@@ -89,9 +90,8 @@ static int check_hello(struct server *sv, int fd, const struct ctl_msg *m)
 		return -1;
 	}
 	if (fd_limit_ensure(sv->total_flows + m->f[H_FLOWS] + FD_SPARE,
-			    sv->err, sizeof(sv->err))) {
-		refuse(fd, "server: %s", sv->err);
-		sv->err[0] = 0;
+			    why, sizeof(why))) {
+		refuse(fd, "server: %s", why);
 		return -1;
 	}
 	if (sv->nclients && want->is_rr && (o->request_size != (int)m->f[H_REQUEST] ||

@@ -108,6 +108,23 @@ t_tcp_rr_memory_per_flow() {
 	expect_le $(((many - one) * 1024 / 1999)) 2048 "bytes per flow"
 }
 
+# A flow is a descriptor: each side raises its soft limit to what -F
+# needs, and where the hard limit is too low (and may not be raised:
+# no CAP_SYS_RESOURCE) refuses the test in one line, status 1.
+t_flows_raise_the_descriptor_limit() {
+	local rc=0
+
+	prlimit --nofile=100:1000 "$NETSTAGE" tcp_rr --local -l 1 -q -F 300 \
+		-o flows > out
+	expect_eq "$(key out client.flows)" 300 "client flows"
+	expect_eq "$(key out server.flows)" 300 "server flows"
+	setpriv --inh-caps=-sys_resource --bounding-set=-sys_resource \
+		prlimit --nofile=200:200 "$NETSTAGE" tcp_rr --local -l 1 -q \
+		-F 300 -o flows > out 2> err || rc=$?
+	expect_eq "$rc" 1 "status past the hard limit"
+	grep -q "300 flows need 364 file descriptors; the hard limit is 200" err
+}
+
 # -L with a list: flow i binds to address i mod n (each address has its
 # own ephemeral ports), the server listens on the first.
 t_local_host_list_spreads_flows() {
