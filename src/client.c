@@ -95,6 +95,7 @@ static int open_flows(struct client *c)
 {
 	struct options *o = c->o;
 	int nonblock = c->wl->socktype == SOCK_DGRAM ||
+		       o->io_mode == IO_SPIN ||
 		       (o->io_mode != IO_BLOCKING &&
 			(o->nonblocking || o->edge_trigger || !c->wl->is_rr));
 	struct side_hook sh = { c->side.rs.script, HOOK_CLIENT_SOCKET, 0, 0 };

@@ -89,7 +89,7 @@ static const struct opt_def defs[] = {
 	{ "epoll_trigger", 0, T_TRIGGER, O(edge_trigger), W_ALL, NULL, 0, 0,
 	  "epoll trigger: level or edge" },
 	{ "io_mode", 0, T_IOMODE, O(io_mode), W_ALL, "epoll", 0, 0,
-	  "epoll, or blocking (rr, one flow per thread)" },
+	  "epoll; busy (epoll that never sleeps); blocking or spin (tcp_rr, one flow per thread)" },
 	{ "delay", 'D', T_DELAY, O(delay), W_ALL, "0", 0, 0,
 	  "delay between sends: ns, or with suffix ns/us/ms/s" },
 	{ "magic", 'M', T_INT, O(magic), W_ALL, "42", INT_MIN, INT_MAX,
@@ -318,6 +318,22 @@ static int parse_delay(const char *s, uint64_t *out)
 	return -1;
 }
 
+/* Indexed by enum io_mode. */
+static const char *const io_modes[] = { "epoll", "blocking", "busy", "spin" };
+
+const char *io_mode_name(enum io_mode m)
+{
+	return io_modes[m];
+}
+
+static int io_mode_of(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(io_modes); i++)
+		if (!strcmp(name, io_modes[i]))
+			return i;
+	return -1;
+}
+
 static int set_value(struct options *o, const struct opt_def *d,
 		     const char *arg, char *err, size_t len)
 {
@@ -371,13 +387,12 @@ static int set_value(struct options *o, const struct opt_def *d,
 		*FIELD(o, d, int) = !strcmp(arg, "edge");
 		return 0;
 	case T_IOMODE:
-		if (!strcmp(arg, "epoll"))
-			*FIELD(o, d, enum io_mode) = IO_EPOLL;
-		else if (!strcmp(arg, "blocking"))
-			*FIELD(o, d, enum io_mode) = IO_BLOCKING;
-		else
+		ll = io_mode_of(arg);
+		if (ll < 0)
 			return fail(err, len, d,
-				    "'%s' is neither 'epoll' nor 'blocking'", arg);
+				    "'%s' is none of 'epoll', 'blocking', 'busy', 'spin'",
+				    arg);
+		*FIELD(o, d, enum io_mode) = ll;
 		return 0;
 	case T_TRACE:
 		if (arg && strcmp(arg, "records") && strcmp(arg, "hist"))
@@ -675,17 +690,20 @@ int options_validate(struct options *o, char *err, size_t len)
 	if (o->client && !o->local && (!o->control_port || !o->port))
 		return fail(err, len, NULL,
 			    "option --control-port/--port: 0 is only valid for a server");
-	if (o->io_mode == IO_BLOCKING && o->workload != W_TCP_RR)
+	if (io_thread_per_flow(o->io_mode) && o->workload != W_TCP_RR)
 		return fail(err, len, NULL,
-			    "option --io-mode: 'blocking' is only for tcp_rr");
-	if (o->io_mode == IO_BLOCKING && o->edge_trigger)
+			    "option --io-mode: '%s' is only for tcp_rr",
+			    io_modes[o->io_mode]);
+	if (io_thread_per_flow(o->io_mode) && o->edge_trigger)
 		return fail(err, len, NULL,
-			    "option --io-mode: 'blocking' uses no epoll, so no --edge-trigger");
-	if (o->io_mode == IO_BLOCKING && o->client &&
+			    "option --io-mode: '%s' uses no epoll, so no --edge-trigger",
+			    io_modes[o->io_mode]);
+	if (io_thread_per_flow(o->io_mode) && o->client &&
 	    o->num_flows > o->num_threads)
 		return fail(err, len, NULL,
-			    "option --io-mode: 'blocking' needs --num-threads >= --num-flows (%d < %d)",
-			    o->num_threads, o->num_flows);
+			    "option --io-mode: '%s' needs --num-threads >= --num-flows (%d < %d)",
+			    io_modes[o->io_mode], o->num_threads,
+			    o->num_flows);
 	if (o->workload == W_UDP_RR &&
 	    (o->request_size > 65507 || o->response_size > 65507 ||
 	     o->buffer_size < o->response_size ||
@@ -697,12 +715,14 @@ int options_validate(struct options *o, char *err, size_t len)
 		return fail(err, len, NULL,
 			    "option --arrival: '%s' is neither poisson nor uniform",
 			    o->arrival);
-	if (o->rate > 0 && (o->burst > 1 || o->io_mode == IO_BLOCKING))
+	if (o->rate > 0 && (o->burst > 1 || io_thread_per_flow(o->io_mode)))
 		return fail(err, len, NULL,
-			    "option --rate: not with --burst or --io-mode blocking");
-	if (o->burst > 1 && o->io_mode == IO_BLOCKING)
+			    "option --rate: not with --burst or --io-mode %s",
+			    io_modes[o->io_mode]);
+	if (o->burst > 1 && io_thread_per_flow(o->io_mode))
 		return fail(err, len, NULL,
-			    "option --burst: not with --io-mode blocking");
+			    "option --burst: not with --io-mode %s",
+			    io_modes[o->io_mode]);
 	if (o->burst > NS_MAX_BURST && o->trace)
 		return fail(err, len, NULL,
 			    "option --burst: --trace times at most %d requests in flight per flow",
@@ -781,8 +801,7 @@ static void dump_one(const struct options *o, const struct opt_def *d,
 		kv_str(out, d->name, buf);
 		break;
 	case T_IOMODE:
-		kv_str(out, d->name, *FIELD(o, d, enum io_mode) == IO_BLOCKING ?
-			   "blocking" : "epoll");
+		kv_str(out, d->name, io_modes[*FIELD(o, d, enum io_mode)]);
 		break;
 	case T_U64:
 	case T_DELAY:

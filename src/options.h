@@ -25,7 +25,20 @@ enum {
 	W_EVERY = W_ALL | W_OBSERVE,	/* every command that runs a side */
 };
 
-enum io_mode { IO_EPOLL, IO_BLOCKING };
+/*
+ * epoll: sleep in epoll_wait; busy: epoll_wait that never sleeps; the
+ * thread-per-flow ping-pongs: blocking (sleeps in recv) and spin
+ * (non-blocking recv until the answer is there).
+ */
+enum io_mode { IO_EPOLL, IO_BLOCKING, IO_BUSY, IO_SPIN };
+
+const char *io_mode_name(enum io_mode m);
+
+/* The modes where each thread owns one flow and runs its own loop. */
+static inline int io_thread_per_flow(enum io_mode m)
+{
+	return m == IO_BLOCKING || m == IO_SPIN;
+}
 
 #define MAX_PERCENTILES 32
 

@@ -83,9 +83,10 @@ static int check_hello(struct server *sv, int fd, const struct ctl_msg *m)
 		refuse(fd, "test parameters out of range");
 		return -1;
 	}
-	if (o->io_mode == IO_BLOCKING &&
+	if (io_thread_per_flow(o->io_mode) &&
 	    sv->total_flows + (int)m->f[H_FLOWS] > o->num_threads) {
-		refuse(fd, "server --io-mode blocking has %d threads for %d flows",
+		refuse(fd, "server --io-mode %s has %d threads for %d flows",
+		       io_mode_name(o->io_mode),
 		       o->num_threads, sv->total_flows + (int)m->f[H_FLOWS]);
 		return -1;
 	}
@@ -152,6 +153,7 @@ static int setup_data_socket(struct server *sv, int fd, int id)
 {
 	struct options *o = sv->o;
 	int nonblock = sv->wl->socktype == SOCK_DGRAM ||
+		       o->io_mode == IO_SPIN ||
 		       (o->io_mode != IO_BLOCKING &&
 			(o->nonblocking || o->edge_trigger || !sv->wl->is_rr));
 

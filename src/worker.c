@@ -273,6 +273,7 @@ static int wait_events(struct worker *w, struct epoll_event *ev, int max,
 static void epoll_loop(struct worker *w)
 {
 	int max = w->rs->o->maxevents, i, n, efd_armed = 1;
+	int busy = w->rs->o->io_mode == IO_BUSY;
 	struct epoll_event *ev = xcalloc(max, sizeof(*ev));
 	uint64_t deadline = 0, now;
 
@@ -282,7 +283,9 @@ static void epoll_loop(struct worker *w)
 	if (w->rs->wl->tick)
 		deadline = w->rs->wl->tick(w, now_ns());
 	while (!loop_done(w)) {
-		struct timespec ts = wait_for(w, deadline);
+		/* --io-mode=busy: poll, never sleep (no wake-up to wait for). */
+		struct timespec ts = busy ? (struct timespec){ 0, 0 }
+					  : wait_for(w, deadline);
 
 		n = wait_events(w, ev, max, &ts);
 		if (n < 0 && errno != EINTR) {
@@ -347,7 +350,7 @@ static void *worker_main(void *arg)
 	w->next_snap = rs->t_start + rs->interval_ns;
 	if (rs->tracer && tracer_register_thread(rs->tracer, w->id))
 		worker_error(w, errno);
-	if (rs->o->io_mode == IO_BLOCKING) {
+	if (io_thread_per_flow(rs->o->io_mode)) {
 		if (w->nflows)
 			rs->wl->run_blocking(w, w->flows[0]);
 		while (!worker_stopping(w))
@@ -395,7 +398,7 @@ static int setup_worker(struct worker *w, struct run_shared *rs, char *err,
 		w->tw->sample = rs->o->trace_sample;
 		w->tw->cost = &rs->cost;
 	}
-	if (rs->o->io_mode == IO_BLOCKING)
+	if (io_thread_per_flow(rs->o->io_mode))
 		return 0;
 	w->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (w->epfd < 0 ||

@@ -545,7 +545,11 @@ void rr_event(struct worker *w, struct flow *f, uint32_t events)
 		on_readable(w, f);
 }
 
-/* Blocking sockets: 1 with the whole message read, 0 when the flow ended. */
+/*
+ * One flow per thread: 1 with the whole message read, 0 when the flow
+ * ended. A blocking socket waits in recv(); --io-mode=spin's
+ * non-blocking one comes back here until the message is in.
+ */
 static int recv_all(struct worker *w, struct flow *f)
 {
 	int rc, woken = 0;
@@ -553,8 +557,21 @@ static int recv_all(struct worker *w, struct flow *f)
 	f->off = 0;
 	do
 		rc = read_chunk(w, f, &woken);
-	while (rc == READ_PART);
+	while (rc == READ_PART ||
+	       (rc == READ_NOTHING && !worker_stopping(w)));
 	return rc == READ_WHOLE;
+}
+
+/* The same for sending: >0 sent, 0 stopped first, <0 -errno. */
+static int send_all(struct worker *w, struct flow *f)
+{
+	int rc;
+
+	f->off = 0;
+	do
+		rc = send_rest(w, f, tx_size(w));
+	while (rc == 0 && !worker_stopping(w));
+	return rc;
 }
 
 void rr_run_blocking(struct worker *w, struct flow *f)
@@ -569,9 +586,8 @@ void rr_run_blocking(struct worker *w, struct flow *f)
 				pause_delay(w);
 				t0 = now_ns();
 			}
-			f->off = 0;
 			f->seq_out++;
-			rc = send_rest(w, f, tx_size(w));
+			rc = send_all(w, f);
 			if (rc > 0) {
 				sent(w, f);
 				rc = recv_all(w, f);
@@ -580,11 +596,10 @@ void rr_run_blocking(struct worker *w, struct flow *f)
 				f->mismatched++;
 		} else {
 			rc = recv_all(w, f);
-			f->off = 0;
 			if (w->tw)
 				f->t_send = now_ns();
 			if (rc > 0)
-				rc = send_rest(w, f, tx_size(w));
+				rc = send_all(w, f);
 			if (rc > 0)
 				sent(w, f);
 		}

@@ -230,6 +230,51 @@ t_tcp_rr_io_modes() {
 	expect_eq "$(key out client.io_mode)" epoll "io_mode key"
 }
 
+# sleeps FILE SIDE: the voluntary context switches of SIDE's process.
+sleeps() {
+	echo $(($(key "$1" "$2.nvcsw_end") - $(key "$1" "$2.nvcsw_start")))
+}
+
+# A side that never sleeps switches out only for its main thread's
+# snapshots; one that waits for each answer sleeps about once a
+# transaction (about 16,000 times a second here).
+check_never_slept() {
+	local out=$1 what=$2 side n
+
+	for side in client server; do
+		n=$(key "$out" $side.num_transactions)
+		[ -n "$n" ] || n=$(key "$out" $side.bytes_read)
+		expect_gt "$n" 0 "$what: $side's work"
+		expect_le $(($(sleeps "$out" $side) * 1000)) "$n" \
+			"$what: $side's sleeps x 1000 <= its transactions"
+	done
+}
+
+t_busy_io_modes_never_sleep() {
+	local m
+
+	for m in busy spin; do
+		ns tcp_rr --local -l 1 -q --io-mode=$m > out
+		check_rr_counts out 1
+		expect_eq "$(key out client.io_mode)" $m "io_mode key"
+		check_never_slept out "tcp_rr $m"
+	done
+	# Busy epoll serves any workload and several flows a thread.
+	ns udp_rr --local -l 1 -q --io-mode=busy -F 2 > out
+	check_rr_counts out 2
+	check_never_slept out "udp_rr busy"
+	ns tcp_stream --local -l 1 -q --io-mode=busy > out
+	check_never_slept out "tcp_stream busy"
+	ns tcp_rr --local -l 1 -q -F 2 -T 2 --io-mode=spin > out
+	check_rr_counts out 2
+	expect_usage_error "'spin' is only for tcp_rr" \
+		udp_rr --io-mode=spin
+	expect_usage_error "'spin' needs --num-threads >= --num-flows" \
+		tcp_rr -c -H 127.0.0.1 -F 2 --io-mode=spin
+	expect_usage_error "is none of 'epoll', 'blocking', 'busy', 'spin'" \
+		tcp_rr --io-mode=poll
+}
+
 t_separate_server_and_client_with_other_threads() {
 	start_server tcp_rr -T 1
 	ns tcp_rr -c -H 127.0.0.1 -C "$CPORT" -l 1 -q -F 6 -T 3 > cli.out

@@ -260,10 +260,15 @@ t_trace_split_messages_and_blocking_io() {
 	check_trace_counts out client
 	check_trace_counts out server
 	$CHECK_TRACE tr.csv tr.server.csv
-	ns tcp_rr --local -l 1 -q --trace --io-mode=blocking \
-		--trace-records=tr.csv > out 2> err
-	check_trace_counts out client
-	$CHECK_TRACE tr.csv tr.server.csv
+	for m in blocking spin; do
+		ns tcp_rr --local -l 1 -q --trace --io-mode=$m \
+			--trace-records=tr.csv > out 2> err
+		check_trace_counts out client
+		$CHECK_TRACE tr.csv tr.server.csv
+		# No epoll: the wake-up (or the spin) is part of recv_call.
+		expect_eq "$(key out client.stage_wakeup_max_us)" 0.000 \
+			"$m: wakeup stage"
+	done
 }
 
 t_trace_ignores_other_processes_sockets() {

@@ -166,6 +166,12 @@ static void t_epoll_trigger_and_io_mode(void **state)
 			       "-T", "2", "--io-mode=blocking", NULL), 0);
 	assert_int_equal(o.io_mode, IO_BLOCKING);
 	options_free(&o);
+	assert_int_equal(parse(&o, W_TCP_RR, "--io-mode=spin", NULL), 0);
+	assert_int_equal(o.io_mode, IO_SPIN);
+	options_free(&o);
+	assert_int_equal(parse(&o, W_UDP_STREAM, "--io-mode=busy", NULL), 0);
+	assert_int_equal(o.io_mode, IO_BUSY);
+	options_free(&o);
 }
 
 static void t_local_needs_no_host(void **state)
@@ -200,7 +206,7 @@ static void t_parse_errors_name_the_option(void **state)
 	expect_error(W_TCP_RR, "--delay", "-D", "5parsecs", NULL);
 	expect_error(W_TCP_RR, "--max-pacing-rate", "-m", "-5", NULL);
 	expect_error(W_TCP_RR, "--epoll-trigger", "--epoll-trigger=up", NULL);
-	expect_error(W_TCP_RR, "--io-mode", "--io-mode=spin", NULL);
+	expect_error(W_TCP_RR, "--io-mode", "--io-mode=poll", NULL);
 	expect_error(W_TCP_RR, "'-l' needs a value", "-l", NULL);
 	expect_error(W_TCP_RR, "'--host' needs a value", "--host", NULL);
 	expect_error(W_TCP_RR, "unexpected argument 'extra'", "extra", NULL);
@@ -229,6 +235,12 @@ static void t_validation_errors(void **state)
 		     "127.0.0.1", "-F", "4", "--io-mode=blocking", NULL);
 	expect_error(W_TCP_RR, "no --edge-trigger", "-E",
 		     "--io-mode=blocking", NULL);
+	expect_error(W_UDP_RR, "'spin' is only for tcp_rr", "--io-mode=spin",
+		     NULL);
+	expect_error(W_TCP_RR, "'spin' needs --num-threads >= --num-flows",
+		     "-c", "-H", "127.0.0.1", "-F", "2", "--io-mode=spin", NULL);
+	expect_error(W_TCP_RR, "--rate: not with --burst or --io-mode spin",
+		     "--rate=10", "--io-mode=spin", NULL);
 	expect_error(W_TCP_RR, "cannot resolve '::1'", "-4", "-c", "-H",
 		     "::1", NULL);
 	expect_error(W_TCP_RR, "--timestamping: needs --trace",
