@@ -1,3 +1,4 @@
+#include <sched.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -44,4 +45,13 @@ int cpu_count(void)
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
 
 	return n > 0 ? (int)n : 1;
+}
+
+int cpu_allowed(void)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return cpu_count();
+	return CPU_COUNT(&set);
 }

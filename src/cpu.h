@@ -19,5 +19,7 @@ double cpu_util(const struct cpu_snap *a, const struct cpu_snap *b);
 /* CPU seconds the machine spent busy between a and b. */
 double cpu_busy_s(const struct cpu_snap *a, const struct cpu_snap *b);
 int cpu_count(void);
+/* CPUs this process may run on (taskset), all online ones if unknown. */
+int cpu_allowed(void);
 
 #endif

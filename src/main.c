@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "cpu.h"
 #include "options.h"
 #include "outfile.h"
 #include "version.h"
@@ -98,6 +99,25 @@ static void free_options(struct options *o)
 	options_free(o);
 }
 
+/*
+ * Spinning threads that share a CPU wait for each other's time slices:
+ * milliseconds a transaction. Say so before the figures do.
+ */
+static void check_spinners(const struct options *o)
+{
+	int per_side = o->num_threads, spinners, cpus = cpu_allowed();
+
+	if (o->io_mode != IO_BUSY && o->io_mode != IO_SPIN)
+		return;
+	if (o->io_mode == IO_SPIN && o->num_flows < per_side)
+		per_side = o->num_flows;	/* the rest have no flow */
+	spinners = per_side * (o->local ? 2 : 1);
+	if (spinners > cpus)
+		log_err("--io-mode=%s: %d spinning threads on %d CPU%s: each waits for the others' time slices",
+			io_mode_name(o->io_mode), spinners, cpus,
+			cpus == 1 ? "" : "s");
+}
+
 static int run(struct options *o, const struct workload *wl)
 {
 	if (o->local)
@@ -107,6 +127,7 @@ static int run(struct options *o, const struct workload *wl)
 		options_print(o, wl->name);
 	if (o->dry_run)
 		return 0;
+	check_spinners(o);
 	install_signal_handlers();
 	if (o->suicide_length) {
 		signal(SIGALRM, on_alarm);

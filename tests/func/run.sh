@@ -254,8 +254,10 @@ t_busy_io_modes_never_sleep() {
 	local m
 
 	for m in busy spin; do
-		ns tcp_rr --local -l 1 -q --io-mode=$m > out
+		ns tcp_rr --local -l 1 -q --io-mode=$m > out 2> err
 		check_rr_counts out 1
+		[ "$(nproc)" -lt 2 ] ||
+			expect_eq "$(cat err)" "" "$m: a CPU for each spinner"
 		expect_eq "$(key out client.io_mode)" $m "io_mode key"
 		check_never_slept out "tcp_rr $m"
 	done
@@ -267,6 +269,13 @@ t_busy_io_modes_never_sleep() {
 	check_never_slept out "tcp_stream busy"
 	ns tcp_rr --local -l 1 -q -F 2 -T 2 --io-mode=spin > out
 	check_rr_counts out 2
+	# Two spinners on one CPU: said, and still a (slow) result.
+	timeout -k 5 "$BOUND" taskset -c 0 "$NETSTAGE" tcp_rr --local -l 1 -q \
+		--io-mode=spin \
+		> out 2> err
+	check_rr_counts out 1
+	grep -q -- "--io-mode=spin: 2 spinning threads on 1 CPU" err ||
+		fail "no word of spinners sharing a CPU: $(cat err)"
 	expect_usage_error "'spin' is only for tcp_rr" \
 		udp_rr --io-mode=spin
 	expect_usage_error "'spin' needs --num-threads >= --num-flows" \
