@@ -271,8 +271,7 @@ t_busy_io_modes_never_sleep() {
 	check_rr_counts out 2
 	# Two spinners on one CPU: said, and still a (slow) result.
 	timeout -k 5 "$BOUND" taskset -c 0 "$NETSTAGE" tcp_rr --local -l 1 -q \
-		--io-mode=spin \
-		> out 2> err
+		--io-mode=spin > out 2> err
 	check_rr_counts out 1
 	grep -q -- "--io-mode=spin: 2 spinning threads on 1 CPU" err ||
 		fail "no word of spinners sharing a CPU: $(cat err)"
