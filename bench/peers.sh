@@ -3,23 +3,35 @@
 # every ratio compares figures taken side by side in one invocation.
 #
 #   bench/peers.sh [-r REPS] [-l SECONDS] [-u UNPINNED_REPS]
+#                  [-n NETPERF_BIN_DIR] [-s SECTIONS]
+#
+# SECTIONS, comma-separated (default all): rr (tcp_rr pinned and
+# unpinned), busy (unpinned tcp_rr of the modes that never sleep, with
+# the CPU each transaction costs), stream (tcp_stream at 16 KiB and
+# 128 KiB writes, pinned and unpinned).
 #
 # Pinned (server and client on CPU 0 with taskset) is the headline:
 # loopback figures on 2-core machines are bimodal otherwise. Unpinned
 # runs are repeated more often so both modes show. Prints every run, then
 # medians and netstage/peer ratios. Needs sockperf, qperf and iperf3
-# (EXTRA_PKGS="sockperf qperf iperf3" scripts/install-deps.sh).
+# (EXTRA_PKGS="sockperf qperf iperf3" scripts/install-deps.sh); netperf
+# is not a Debian package: build it from its source outside the tree and
+# give -n the directory holding netperf and netserver.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 
 REPS=3
 UREPS=6
 LEN=3
-while getopts "r:l:u:" opt; do
+NETPERF=
+SECTIONS=rr,busy,stream
+while getopts "r:l:u:n:s:" opt; do
 	case $opt in
 	r) REPS=$OPTARG ;;
 	l) LEN=$OPTARG ;;
 	u) UREPS=$OPTARG ;;
+	n) NETPERF=$OPTARG ;;
+	s) SECTIONS=$OPTARG ;;
 	*) exit 2 ;;
 	esac
 done
@@ -28,10 +40,19 @@ NS=build/netstage
 for t in sockperf qperf iperf3 taskset; do
 	command -v $t > /dev/null || { echo "bench: $t is missing" >&2; exit 1; }
 done
+if [ -n "$NETPERF" ] && [ ! -x "$NETPERF/netperf" ]; then
+	echo "bench: no netperf in $NETPERF" >&2
+	exit 1
+fi
 [ -x $NS ] || make -s || exit 1
 OUT=$(mktemp -d /tmp/netstage-bench.XXXXXX)
 trap 'pkill -P $$; rm -rf "$OUT"' EXIT
 PORT=$((30000 + RANDOM % 10000))
+NCPU=$(nproc)
+
+section() {
+	[[ ",$SECTIONS," == *",$1,"* ]]
+}
 
 # Every figure is appended as "name value" to $OUT/figures.
 record() {
@@ -39,104 +60,207 @@ record() {
 	printf '  %-34s %12.1f\n' "$1" "$2"
 }
 
-# ns_run NAME PIN KEY WORKLOAD ARGS...: record netstage's result KEY.
-ns_run() {
-	local name=$1 pin=$2 key=$3 wl=$4
+# The machine's busy jiffies and all jiffies, from /proc/stat.
+jiffies() {
+	awk '/^cpu / { t = 0; for (i = 2; i <= NF; i++) t += $i;
+		print t - $5 - $6, t }' /proc/stat
+}
 
-	shift 4
+# In the background through a run: the machine's jiffies every 0.1 s,
+# with the uptime they were read at, to $OUT/cpu.log.
+cpu_sampler() {
+	local up rest
+
+	while :; do
+		read -r up rest < /proc/uptime
+		echo "$up $(jiffies)"
+		sleep 0.1
+	done > "$OUT/cpu.log"
+}
+
+# With a sampler running (its pid in `cost`), record NAME.us_per_trans
+# too: the machine's CPU time per transaction (netperf's service demand,
+# both sides together). Every tool here ends its run right after its
+# timed part, so the window is the timed part's last LEN - 1 s (warm-up
+# and setup, which each tool spends differently, left out).
+cost=
+record_rr() {
+	local end rest
+
+	record "$1" "$2"
+	[ -n "$cost" ] || return 0
+	read -r end rest < /proc/uptime
+	kill "$cost"
+	wait "$cost" 2> /dev/null
+	record "$1.us_per_trans" "$(awk -v e="$end" -v l="$LEN" -v n="$NCPU" \
+		-v r="$2" '$1 >= e - l + 0.7 && $1 <= e - 0.3 {
+			if (!t0) { t0 = $1; b0 = $2; a0 = $3 }
+			b1 = $2; a1 = $3
+		} END { print n * (b1 - b0) / (a1 - a0) * 1e6 / r }' \
+		"$OUT/cpu.log")"
+}
+
+# ns_run PIN KEY WORKLOAD ARGS...: print netstage's result KEY.
+ns_run() {
+	local pin=$1 key=$2 wl=$3
+
+	shift 3
 	$pin $NS "$wl" --local -q -l "$LEN" "$@" > "$OUT/ns.out"
-	record "$name" "$(grep -m1 "^$key=" "$OUT/ns.out" | cut -d= -f2)"
+	grep -m1 "^$key=" "$OUT/ns.out" | cut -d= -f2
 }
 
 ns_rr() {
 	local name=$1 pin=$2
 
 	shift 2
-	ns_run "$name" "$pin" client.throughput tcp_rr "$@"
+	record_rr "$name" \
+		"$(ns_run "$pin" client.throughput tcp_rr "$@")"
 }
 
 ns_stream() {
 	local name=$1 pin=$2
 
 	shift 2
-	ns_run "$name" "$pin" server.throughput_Mbps tcp_stream "$@"
+	record "$name" \
+		"$(ns_run "$pin" server.throughput_Mbps tcp_stream "$@")"
 }
 
+# sockperf_pp NAME PIN [IOMUX...]: ping-pong of 14-byte messages (its
+# least); an I/O multiplexer (-F) needs the address in a feed file.
 sockperf_pp() {
-	local name=$1 pin=$2 line
+	local name=$1 pin=$2 line srv
 
+	shift 2
 	PORT=$((PORT + 1))
-	$pin sockperf sr --tcp -p $PORT > /dev/null 2>&1 &
+	echo "T:127.0.0.1:$PORT" > "$OUT/feed"
+	$pin sockperf sr -f "$OUT/feed" "$@" > /dev/null 2>&1 &
+	srv=$!
 	sleep 0.3
-	line=$($pin sockperf pp --tcp -i 127.0.0.1 -p $PORT -m 14 -t "$LEN" \
-		2>&1 | grep 'Valid Duration')
-	kill %1 2> /dev/null
-	wait 2> /dev/null
+	line=$($pin sockperf pp -f "$OUT/feed" -m 14 -t "$LEN" "$@" 2>&1 |
+		grep 'Valid Duration')
+	kill $srv 2> /dev/null
+	wait $srv 2> /dev/null
 	# Each received message is one round trip.
-	record "$name" "$(echo "$line" | sed -E \
+	record_rr "$name" "$(echo "$line" | sed -E \
 		's/.*RunTime=([0-9.]+) sec.*ReceivedMessages=([0-9]+).*/\2 \1/' |
 		awk '{ print $1 / $2 }')"
 }
 
 qperf_lat() {
-	local name=$1 pin=$2 lat
+	local name=$1 pin=$2 lat srv
 
 	$pin qperf > /dev/null 2>&1 &
+	srv=$!
 	sleep 0.3
 	lat=$($pin qperf -t "$LEN" -m 1 127.0.0.1 tcp_lat |
 		awk '/latency/ { v = $3; if ($4 == "ms") v *= 1000; print v }')
-	kill %1 2> /dev/null
-	wait 2> /dev/null
+	kill $srv 2> /dev/null
+	wait $srv 2> /dev/null
 	# qperf's latency is half a round trip.
 	record "$name" "$(awk -v l="$lat" 'BEGIN { print 1e6 / (2 * l) }')"
 }
 
+# netperf_run NAME PIN TEST [TEST OPTIONS...]: netperf's throughput
+# (trans/s for TCP_RR, 10^6 bits/s for TCP_STREAM).
+netperf_run() {
+	local name=$1 pin=$2 test=$3 v srv
+
+	shift 3
+	PORT=$((PORT + 1))
+	$pin "$NETPERF/netserver" -D -p $PORT > /dev/null 2>&1 &
+	srv=$!
+	sleep 0.3
+	v=$($pin "$NETPERF/netperf" -H 127.0.0.1 -p $PORT -t "$test" \
+		-l "$LEN" -P 0 -- -o THROUGHPUT "$@" | tail -1)
+	kill $srv 2> /dev/null
+	wait $srv 2> /dev/null
+	if [ "$test" = TCP_RR ]; then
+		record_rr "$name" "$v"
+	else
+		record "$name" "$v"
+	fi
+}
+
 iperf3_stream() {
-	local name=$1 pin=$2
+	local name=$1 pin=$2 srv
 
 	shift 2
 	PORT=$((PORT + 1))
 	$pin iperf3 -s -1 -p $PORT > /dev/null 2>&1 &
+	srv=$!
 	sleep 0.3
 	$pin iperf3 -c 127.0.0.1 -p $PORT -t "$LEN" -J "$@" > "$OUT/iperf.json"
-	wait 2> /dev/null
+	wait $srv 2> /dev/null
 	record "$name" "$(python3 -c 'import json,sys
 print(json.load(open(sys.argv[1]))["end"]["sum_received"]["bits_per_second"] / 1e6)' \
 		"$OUT/iperf.json")"
 }
 
 PIN="taskset -c 0"
-echo "== tcp_rr, 1 flow, 1-byte messages, pinned to CPU 0 (trans/s)"
-for i in $(seq "$REPS"); do
-	ns_rr pinned.netstage_epoll "$PIN"
-	ns_rr pinned.netstage_blocking "$PIN" --io-mode=blocking
-	sockperf_pp pinned.sockperf "$PIN"
-	qperf_lat pinned.qperf "$PIN"
-done
-echo "== tcp_rr, 1 flow, unpinned (trans/s)"
-for i in $(seq "$UREPS"); do
-	ns_rr unpinned.netstage_epoll ""
-	ns_rr unpinned.netstage_blocking "" --io-mode=blocking
-	sockperf_pp unpinned.sockperf ""
-	qperf_lat unpinned.qperf ""
-done
-echo "== tcp_rr -F 4 -T 2 (trans/s)"
-for i in $(seq "$REPS"); do
-	ns_rr pinned.netstage_F4T2 "$PIN" -F 4 -T 2
-	ns_rr unpinned.netstage_F4T2 "" -F 4 -T 2
-done
-# Same bytes per send() on both sides: 16 KiB is netstage's (and
-# neper's) default, 128 KiB iperf3's.
-echo "== tcp_stream, 1 flow (Mbps)"
-for i in $(seq "$REPS"); do
-	for pin in "$PIN" ""; do
-		mode=$([ -n "$pin" ] && echo pinned || echo unpinned)
-		ns_stream $mode.netstage_stream_16k "$pin"
-		iperf3_stream $mode.iperf3_16k "$pin" -l 16K
-		ns_stream $mode.netstage_stream_128k "$pin" -B 131072
-		iperf3_stream $mode.iperf3_128k "$pin"
+if section rr; then
+	echo "== tcp_rr, 1 flow, 1-byte messages, pinned to CPU 0 (trans/s)"
+	for i in $(seq "$REPS"); do
+		ns_rr pinned.netstage_epoll "$PIN"
+		ns_rr pinned.netstage_blocking "$PIN" --io-mode=blocking
+		sockperf_pp pinned.sockperf "$PIN"
+		qperf_lat pinned.qperf "$PIN"
+		[ -z "$NETPERF" ] || netperf_run pinned.netperf "$PIN" TCP_RR
 	done
-done
+	echo "== tcp_rr, 1 flow, unpinned (trans/s)"
+	for i in $(seq "$UREPS"); do
+		ns_rr unpinned.netstage_epoll ""
+		ns_rr unpinned.netstage_blocking "" --io-mode=blocking
+		sockperf_pp unpinned.sockperf ""
+		qperf_lat unpinned.qperf ""
+		[ -z "$NETPERF" ] || netperf_run unpinned.netperf "" TCP_RR
+	done
+	echo "== tcp_rr -F 4 -T 2 (trans/s)"
+	for i in $(seq "$REPS"); do
+		ns_rr pinned.netstage_F4T2 "$PIN" -F 4 -T 2
+		ns_rr unpinned.netstage_F4T2 "" -F 4 -T 2
+	done
+fi
+# Spinning pays off only with a CPU for each spinner: unpinned, the
+# client and the server on a CPU each. Every tool's best setting:
+# sockperf's epoll with a zero timeout and its non-blocking recvfrom
+# loop; netperf has no mode that does not sleep.
+if section busy; then
+	echo "== tcp_rr, 1 flow, unpinned, never sleeping (trans/s; CPU us a transaction)"
+	for i in $(seq "$UREPS"); do
+		for m in epoll busy spin; do
+			cpu_sampler & cost=$!
+			ns_rr busy.netstage_$m "" --io-mode=$m
+		done
+		cpu_sampler & cost=$!
+		sockperf_pp busy.sockperf_epoll ""
+		cpu_sampler & cost=$!
+		sockperf_pp busy.sockperf_busy "" -F e --timeout 0
+		cpu_sampler & cost=$!
+		sockperf_pp busy.sockperf_spin "" -F r --nonblocked
+		if [ -n "$NETPERF" ]; then
+			cpu_sampler & cost=$!
+			netperf_run busy.netperf "" TCP_RR
+		fi
+		cost=
+	done
+fi
+# Same bytes per send() on both sides: 16 KiB is netstage's (and
+# neper's) default, 128 KiB iperf3's (and netperf's here: -m).
+if section stream; then
+	echo "== tcp_stream, 1 flow (Mbps)"
+	for i in $(seq "$REPS"); do
+		for pin in "$PIN" ""; do
+			mode=$([ -n "$pin" ] && echo pinned || echo unpinned)
+			ns_stream $mode.netstage_stream_16k "$pin"
+			iperf3_stream $mode.iperf3_16k "$pin" -l 16K
+			ns_stream $mode.netstage_stream_128k "$pin" -B 131072
+			iperf3_stream $mode.iperf3_128k "$pin"
+			[ -z "$NETPERF" ] ||
+				netperf_run $mode.netperf_128k "$pin" \
+					TCP_STREAM -m 131072
+		done
+	done
+fi
 
 echo
 echo "== medians (min..max), and ratios netstage/peer of medians"
@@ -150,15 +274,22 @@ med = {k: statistics.median(v) for k, v in runs.items()}
 for k, v in runs.items():
     print(f"  {k:34} {med[k]:12.1f}  ({min(v):.1f}..{max(v):.1f}, n={len(v)})")
 print()
+
+def ratio(a, b):
+    if med.get(a) and med.get(b):
+        print(f"  {a:30} / {b:26} = {med[a] / med[b]:5.2f}")
+
 for mode in ("pinned", "unpinned"):
     for ns in ("netstage_epoll", "netstage_blocking"):
-        for peer in ("sockperf", "qperf"):
-            a, b = med.get(f"{mode}.{ns}"), med.get(f"{mode}.{peer}")
-            if a and b:
-                print(f"  {mode:8} {ns:18} / {peer:9} = {a / b:5.2f}")
+        for peer in ("sockperf", "qperf", "netperf"):
+            ratio(f"{mode}.{ns}", f"{mode}.{peer}")
     for sz in ("16k", "128k"):
-        a = med.get(f"{mode}.netstage_stream_{sz}")
-        b = med.get(f"{mode}.iperf3_{sz}")
-        if a and b:
-            print(f"  {mode:8} {'netstage_stream_' + sz:18} / {'iperf3_' + sz:9} = {a / b:5.2f}")
+        ratio(f"{mode}.netstage_stream_{sz}", f"{mode}.iperf3_{sz}")
+    ratio(f"{mode}.netstage_stream_128k", f"{mode}.netperf_128k")
+for ns in ("busy", "spin"):
+    for peer in ("netstage_epoll", "sockperf_busy", "sockperf_spin",
+                 "netperf"):
+        ratio(f"busy.netstage_{ns}", f"busy.{peer}")
+        ratio(f"busy.netstage_{ns}.us_per_trans",
+              f"busy.{peer}.us_per_trans")
 EOF
