@@ -70,3 +70,10 @@ char *xstrdup(const char *s)
 {
 	return check(strdup(s));
 }
+
+int pretend_enosys(const char *call)
+{
+	const char *p = getenv("NETSTAGE_PRETEND_ENOSYS");
+
+	return p && strstr(p, call);
+}

@@ -32,6 +32,12 @@ static inline double ns_to_s(uint64_t ns)
 
 /* Who is speaking in log lines: "netstage" or "netstage server". */
 void log_set_role(const char *role);
+/*
+ * NETSTAGE_PRETEND_ENOSYS=epoll_pwait2,EPIOCSPARAMS plays a kernel (or a
+ * seccomp filter, or valgrind) without those calls: how the tests reach
+ * the fallbacks.
+ */
+int pretend_enosys(const char *call);
 /* One-line error on stderr, always printed. */
 void log_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Informational line, printed with --logtostderr only. */

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "busypoll.h"
 #include "common.h"
 #include "net.h"
 #include "options.h"
@@ -191,6 +192,8 @@ int net_data_sockopts(const struct options *o, int fd, int socktype,
 				"setsockopt(TCP_RTO_MIN_US) for --min-rto");
 	if (o->debug && set_int(fd, SOL_SOCKET, SO_DEBUG, 1))
 		return sys_fail(-1, err, len, "setsockopt(SO_DEBUG)");
+	if (o->busy_poll)
+		busy_poll_socket(fd, o->busy_poll);
 	return 0;
 }
 

@@ -90,6 +90,8 @@ static const struct opt_def defs[] = {
 	  "epoll trigger: level or edge" },
 	{ "io_mode", 0, T_IOMODE, O(io_mode), W_ALL, "epoll", 0, 0,
 	  "epoll; busy (epoll that never sleeps); blocking or spin (tcp_rr, one flow per thread)" },
+	{ "busy_poll", 0, T_INT, O(busy_poll), W_ALL, "0", 0, 1000000,
+	  "us the kernel busy-polls the device before recv or epoll_wait sleeps (SO_BUSY_POLL, EPIOCSPARAMS; NAPI devices, not loopback)" },
 	{ "delay", 'D', T_DELAY, O(delay), W_ALL, "0", 0, 0,
 	  "delay between sends: ns, or with suffix ns/us/ms/s" },
 	{ "magic", 'M', T_INT, O(magic), W_ALL, "42", INT_MIN, INT_MAX,

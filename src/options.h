@@ -68,6 +68,7 @@ struct options {
 	int nonblocking;
 	int edge_trigger;
 	enum io_mode io_mode;
+	int busy_poll;		/* us: SO_BUSY_POLL, epoll busy polling */
 	uint64_t delay;		/* ns between sends */
 	int magic;
 	int suicide_length;

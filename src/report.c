@@ -101,6 +101,7 @@ void report_collect(struct side_result *r, struct worker *w, int n,
 				raw_flow_verdict(r, f, rs);
 		}
 	}
+	r->busy_poll = busy_poll_take();
 	throughput_fit(r, w, n, rs);
 	if (rs->tracer)
 		trace_summarise(&r->trace, rs->tracer, w, n, trace_side(rs));
@@ -289,6 +290,10 @@ void report_kv(const struct side_result *r, const struct run_shared *rs,
 	kv_int(out, "num_cpus", cpu_count());
 	cpu_kv("local", cpu_util(&r->cpu_start, &r->cpu_end),
 	       service_demand_us(r, rs), out);
+	if (rs->o->busy_poll) {
+		kv_int(out, "busy_poll_sockets", r->busy_poll.sockets);
+		kv_int(out, "busy_poll_epolls", r->busy_poll.epolls);
+	}
 	if (r->has_remote) {
 		kv_uint(out, "remote_num_transactions",
 			r->remote[R_TRANSACTIONS]);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <sys/resource.h>
 
+#include "busypoll.h"
 #include "cpu.h"
 #include "ctl_msg.h"
 #include "hist.h"
@@ -44,6 +45,7 @@ struct side_result {
 	int last_errno;		/* of the last failed I/O call (io_errors) */
 	const char *trace_off;	/* --trace asked but off: why */
 	struct trace_summary trace;
+	struct busy_poll_counts busy_poll;	/* --busy-poll */
 };
 
 void report_collect(struct side_result *r, struct worker *w, int n,

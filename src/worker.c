@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "busypoll.h"
 #include "common.h"
 #include "io.h"
 #include "script/script.h"
@@ -236,17 +237,6 @@ static struct timespec wait_for(struct worker *w, uint64_t deadline)
 }
 
 /*
- * NETSTAGE_PRETEND_ENOSYS=epoll_pwait2 plays a kernel (or a seccomp
- * filter, or valgrind) without it: how the tests reach the fallback.
- */
-static int pretend_enosys(void)
-{
-	const char *p = getenv("NETSTAGE_PRETEND_ENOSYS");
-
-	return p && strstr(p, "epoll_pwait2");
-}
-
-/*
  * epoll_pwait2 for its nanosecond timeout; where the kernel refuses it
  * (before 5.11, a seccomp filter, valgrind), epoll_wait in milliseconds,
  * rounded up so the loop never spins.
@@ -258,7 +248,7 @@ static int wait_events(struct worker *w, struct epoll_event *ev, int max,
 	int n, ms;
 
 	if (__atomic_load_n(&no_pwait2, __ATOMIC_RELAXED) == -1)
-		__atomic_store_n(&no_pwait2, pretend_enosys(),
+		__atomic_store_n(&no_pwait2, pretend_enosys("epoll_pwait2"),
 				 __ATOMIC_RELAXED);
 	if (!__atomic_load_n(&no_pwait2, __ATOMIC_RELAXED)) {
 		n = epoll_pwait2(w->epfd, ev, max, ts, NULL);
@@ -406,6 +396,8 @@ static int setup_worker(struct worker *w, struct run_shared *rs, char *err,
 		snprintf(err, len, "epoll: %s", strerror(errno));
 		return -1;
 	}
+	if (rs->o->busy_poll)
+		busy_poll_epoll(w->epfd, rs->o->busy_poll);
 	return 0;
 }
 

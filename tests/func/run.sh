@@ -283,6 +283,35 @@ t_busy_io_modes_never_sleep() {
 		tcp_rr --io-mode=poll
 }
 
+# --busy-poll sets SO_BUSY_POLL on every data socket and busy polling
+# on every worker's epoll set (loopback has no NAPI device: nothing gets
+# faster here). A kernel without EPIOCSPARAMS (before 6.9): said once a
+# side, and the test runs.
+t_busy_poll_sets_sockets_and_epoll_sets() {
+	local side
+
+	ns tcp_rr --local -l 1 -q -F 3 -T 2 --busy-poll=50 > out 2> err
+	check_rr_counts out 3
+	for side in client server; do
+		expect_eq "$(key out $side.busy_poll_sockets)" 3 "$side sockets"
+		expect_eq "$(key out $side.busy_poll_epolls)" 2 "$side epolls"
+	done
+	expect_eq "$(cat err)" "" "nothing refused"
+	NETSTAGE_PRETEND_ENOSYS=EPIOCSPARAMS ns tcp_rr --local -l 1 -q -F 3 \
+		-T 2 --busy-poll=50 > out 2> err
+	check_rr_counts out 3
+	for side in client server; do
+		expect_eq "$(key out $side.busy_poll_sockets)" 3 "$side sockets"
+		expect_eq "$(key out $side.busy_poll_epolls)" 0 "$side epolls"
+	done
+	expect_eq "$(grep -c 'epoll busy polling refused: Inappropriate ioctl for device (EPIOCSPARAMS needs Linux 6.9)$' err)" \
+		2 "one refusal a side"
+	expect_usage_error "no result key 'busy_poll_sockets'" \
+		tcp_rr -o busy_poll_sockets
+	expect_usage_error "--busy-poll: 1000001 is out of range" \
+		tcp_rr --busy-poll=1000001
+}
+
 t_separate_server_and_client_with_other_threads() {
 	start_server tcp_rr -T 1
 	ns tcp_rr -c -H 127.0.0.1 -C "$CPORT" -l 1 -q -F 6 -T 3 > cli.out
