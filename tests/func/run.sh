@@ -216,8 +216,16 @@ PY
 }
 
 t_tcp_rr_io_modes() {
-	ns tcp_rr --local -l 1 -q -F 2 -T 2 --io-mode=blocking > out
-	check_rr_counts out 2
+	local m
+
+	# The blocking server stops as soon as the client did (it used to
+	# wait 2 s in recv() and report two empty intervals more).
+	for m in blocking spin; do
+		ns tcp_rr --local -l 2 -q -F 2 -T 2 --io-mode=$m > out
+		check_rr_counts out 2
+		expect_eq "$(key out server.num_samples)" 2 "$m: server samples"
+		expect_eq "$(key out client.num_samples)" 2 "$m: client samples"
+	done
 	ns tcp_rr --local -l 1 -q -F 3 -E > out
 	check_rr_counts out 3
 	# Edge-triggered, messages of many reads: each read to EAGAIN.
