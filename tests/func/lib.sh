@@ -25,7 +25,10 @@ next_ports() {
 	CPORT=$PORT_BASE
 	DPORT=$((PORT_BASE + 1))
 }
-PORT_BASE=$((20000 + RANDOM % 20000))
+# Below the kernel's ephemeral range (32768-60999 by default): a port a
+# test's client connections used can still be held (TIME_WAIT) when a
+# later test's server binds it.
+PORT_BASE=$((20000 + RANDOM % 10000))
 
 ns() {
 	timeout -k 5 "$BOUND" "$NETSTAGE" "$@"
