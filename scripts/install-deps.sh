@@ -16,16 +16,37 @@ FUZZ="libclang-rt-dev"
 # real refusal the engine's fallback is tested against.
 # chromium renders the --report HTML headless (its script must run clean);
 # python3-jsonschema validates every JSON document against docs/.
+# nodejs runs Chrome's trace engine on the --perfetto file (below).
 TEST="python3 python3-jsonschema iproute2 procps nftables memcached socat \
-haproxy valgrind chromium"
+haproxy valgrind chromium nodejs"
+# Debian ships npm apart from nodejs; NodeSource's nodejs has it inside.
+command -v npm > /dev/null || TEST="$TEST npm"
 PKGS="$BUILD $BPF $FUZZ $TEST ${EXTRA_PKGS:-}"
+
+# Chrome DevTools' trace engine, the parser behind its Performance panel
+# (published on npm by a Chrome developer; not in Debian): a test loads
+# the --perfetto file with it, as a viewer would. Into build-node/.
+TRACE_ENGINE="@paulirish/trace_engine@0.0.65"
+NODE_DIR="$(cd "$(dirname "$0")/.." && pwd)/build-node"
+
+install_trace_engine() {
+	[ -f "$NODE_DIR/node_modules/@paulirish/trace_engine/package.json" ] &&
+		return 0
+	echo "installing: $TRACE_ENGINE (npm, into build-node/)"
+	mkdir -p "$NODE_DIR"
+	npm install --prefix "$NODE_DIR" --no-audit --no-fund --omit=dev \
+		--loglevel=error "$TRACE_ENGINE" > /dev/null
+}
 
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
 		grep -q "ok installed" || missing="$missing $p"
 done
-[ -z "$missing" ] && exit 0
+if [ -z "$missing" ]; then
+	install_trace_engine
+	exit 0
+fi
 
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
@@ -34,3 +55,4 @@ export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 # shellcheck disable=SC2086
 $SUDO apt-get install -y -qq --no-install-recommends $missing > /dev/null
+install_trace_engine

@@ -20,22 +20,48 @@ static uint64_t base_of(const struct join_table *t, int n)
 	return base == UINT64_MAX ? 0 : base;
 }
 
-/* ns as us with every digit: a slice's figures are its record's. */
-static void us(FILE *f, const char *name, uint64_t ns)
+/*
+ * Times go out in us on a grid of 1/2048 us (0.49 ns). A viewer adds ts
+ * and dur in binary floating point, and only such dyadic fractions add
+ * up exactly: written as decimal ns, a stage ending where the next one
+ * begins ends 1e-15 us after it, and Chrome's trace engine drops every
+ * slice that ends past its parent. On this grid both ts and dur still
+ * round to the record's ns.
+ */
+#define GRID 2048
+
+static uint64_t ticks(uint64_t ns)
 {
-	fprintf(f, "\"%s\":%" PRIu64 ".%03u", name, ns / 1000,
-		(unsigned)(ns % 1000));
+	return (ns * GRID * 2 + 1000) / 2000;	/* rounded */
+}
+
+static void us(FILE *f, const char *name, uint64_t t)
+{
+	/* 1/2048 = 0.00048828125: eleven digits, trailing zeros dropped */
+	uint64_t frac = (t % GRID) * 48828125ULL;
+	int digits = 11;
+
+	fprintf(f, "\"%s\":%" PRIu64, name, t / GRID);
+	if (!frac)
+		return;
+	while (frac % 10 == 0) {
+		frac /= 10;
+		digits--;
+	}
+	fprintf(f, ".%0*" PRIu64, digits, frac);
 }
 
 static void slice(FILE *f, const char *name, int pid, long tid,
 		  uint64_t from, uint64_t to, uint64_t base,
 		  const struct join_rec *r)
 {
+	uint64_t t0 = ticks(from - base);
+
 	fprintf(f, ",\n{\"name\":\"%s\",\"ph\":\"X\",\"pid\":%d,\"tid\":%ld,",
 		name, pid, tid);
-	us(f, "ts", from - base);
+	us(f, "ts", t0);
 	fputc(',', f);
-	us(f, "dur", to - from);
+	us(f, "dur", ticks(to - base) - t0);
 	/* Its stages are inside it: the transaction's slice names it. */
 	if (r)
 		fprintf(f, ",\"args\":{\"flow\":%u,\"seq\":%" PRIu64
@@ -43,7 +69,11 @@ static void slice(FILE *f, const char *name, int pid, long tid,
 	fputc('}', f);
 }
 
-/* One record: the transaction's slice, then its stages inside it. */
+/*
+ * One record: the transaction's slice, then its stages inside it. A
+ * stage of 0 ns gets none: viewers sort the slices of one start longest
+ * first, so it would land inside the stage that starts with it.
+ */
 static void transaction(FILE *f, const struct join_table *t, int pid,
 			long tid, const struct join_rec *r, uint64_t base)
 {
@@ -53,8 +83,9 @@ static void transaction(FILE *f, const struct join_table *t, int pid,
 	slice(f, "transaction", pid, tid, r->b[d[0].from], r->b[d[n - 1].to],
 	      base, r);
 	for (i = 0; i < n; i++)
-		slice(f, d[i].name, pid, tid, r->b[d[i].from], r->b[d[i].to],
-		      base, NULL);
+		if (r->b[d[i].to] != r->b[d[i].from])
+			slice(f, d[i].name, pid, tid, r->b[d[i].from],
+			      r->b[d[i].to], base, NULL);
 }
 
 /*

@@ -9,7 +9,8 @@ one "transaction" slice followed by a slice per stage of its side:
 the stages tile the transaction exactly, each one's duration is the
 record's stage to the ns, its start is the record's boundary on the
 shared clock, and on one track no two transactions overlap (so slices
-nest as the viewers need).
+nest as the viewers need). A stage of 0 ns has no slice: a viewer
+sorting slices of one start by length would nest it in the next stage.
 """
 import csv
 import json
@@ -53,7 +54,7 @@ while i < len(x):
     assert (t["pid"], t["tid"]) in threads, t
     key = (side, t["args"]["flow"], t["args"]["seq"])
     r = recs[key]
-    names = stages[side]
+    names = [s for s in stages[side] if int(r[s]) != 0]
     parts = x[i + 1:i + 1 + len(names)]
     assert [p["name"] for p in parts] == names, (parts, names)
     at = ns(t["ts"])
