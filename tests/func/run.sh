@@ -244,17 +244,16 @@ sleeps() {
 }
 
 # A side that never sleeps switches out only for its main thread's
-# snapshots; one that waits for each answer sleeps about once a
-# transaction (about 16,000 times a second here).
+# snapshots, a few times in a 1 s test; one that waits for each answer
+# sleeps about once a transaction (8,000-16,000 times a second here,
+# still hundreds on a machine so loaded that spinners crawl).
 check_never_slept() {
-	local out=$1 what=$2 side n
+	local out=$1 what=$2 side
 
 	for side in client server; do
-		n=$(key "$out" $side.num_transactions)
-		[ -n "$n" ] || n=$(key "$out" $side.bytes_read)
-		expect_gt "$n" 0 "$what: $side's work"
-		expect_le $(($(sleeps "$out" $side) * 1000)) "$n" \
-			"$what: $side's sleeps x 1000 <= its transactions"
+		expect_gt "$(key "$out" $side.num_transactions)" 0 \
+			"$what: $side's work"
+		expect_le "$(sleeps "$out" $side)" 100 "$what: $side's sleeps"
 	done
 }
 
