@@ -196,23 +196,24 @@ print(json.load(open(sys.argv[1]))["end"]["sum_received"]["bits_per_second"] / 1
 		"$OUT/iperf.json")"
 }
 
+# rr_round MODE PIN: one run of every tool's 1-flow tcp_rr.
+rr_round() {
+	ns_rr "$1.netstage_epoll" "$2"
+	ns_rr "$1.netstage_blocking" "$2" --io-mode=blocking
+	sockperf_pp "$1.sockperf" "$2"
+	qperf_lat "$1.qperf" "$2"
+	[ -z "$NETPERF" ] || netperf_run "$1.netperf" "$2" TCP_RR
+}
+
 PIN="taskset -c 0"
 if section rr; then
 	echo "== tcp_rr, 1 flow, 1-byte messages, pinned to CPU 0 (trans/s)"
 	for i in $(seq "$REPS"); do
-		ns_rr pinned.netstage_epoll "$PIN"
-		ns_rr pinned.netstage_blocking "$PIN" --io-mode=blocking
-		sockperf_pp pinned.sockperf "$PIN"
-		qperf_lat pinned.qperf "$PIN"
-		[ -z "$NETPERF" ] || netperf_run pinned.netperf "$PIN" TCP_RR
+		rr_round pinned "$PIN"
 	done
 	echo "== tcp_rr, 1 flow, unpinned (trans/s)"
 	for i in $(seq "$UREPS"); do
-		ns_rr unpinned.netstage_epoll ""
-		ns_rr unpinned.netstage_blocking "" --io-mode=blocking
-		sockperf_pp unpinned.sockperf ""
-		qperf_lat unpinned.qperf ""
-		[ -z "$NETPERF" ] || netperf_run unpinned.netperf "" TCP_RR
+		rr_round unpinned ""
 	done
 	echo "== tcp_rr -F 4 -T 2 (trans/s)"
 	for i in $(seq "$REPS"); do
