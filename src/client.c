@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "auth.h"
 #include "common.h"
 #include "confidence.h"
 #include "control.h"
@@ -40,12 +41,47 @@ struct client {
 	char err[256];
 };
 
+/*
+ * The server's answer to HELLO: its ACK in m, after proving the key if
+ * it challenges. 0, or -1 with c->err saying what went wrong.
+ */
+static int answer(struct client *c, struct ctl_msg *m)
+{
+	const struct auth_key *key = c->o->auth;
+	struct ctl_msg a = { .type = CTL_AUTH };
+	int rc = ctl_recv(c->ctl, m, CTL_TIMEOUT_MS);
+
+	if (!rc && m->type == CTL_CHALLENGE) {
+		if (!key)
+			return snprintf(c->err, sizeof(c->err),
+					"the server asks for --auth-key"), -1;
+		auth_answer(key, m->f, a.f);
+		if (ctl_send(c->ctl, &a))
+			rc = -errno;
+		else
+			rc = ctl_expect(c->ctl, CTL_ACK, m, CTL_TIMEOUT_MS);
+		if (rc == -EPIPE)
+			return snprintf(c->err, sizeof(c->err),
+					"the server dropped the control connection at its challenge: not its --auth-key?"), -1;
+	} else if (!rc && m->type == CTL_ACK && key) {
+		/* Not checked is not what --auth-key asked for. */
+		return snprintf(c->err, sizeof(c->err),
+				"--auth-key: the server did not challenge (it has no key)"), -1;
+	} else if (!rc && m->type != CTL_ACK) {
+		rc = -EBADMSG;
+	}
+	if (rc)
+		return snprintf(c->err, sizeof(c->err),
+				"control: no answer from the server (%s)",
+				strerror(-rc)), -1;
+	return 0;
+}
+
 static int hello(struct client *c)
 {
 	struct ctl_msg m = { .type = CTL_HELLO };
 	struct options *o = c->o;
 	struct addr a;
-	int rc;
 
 	if (net_resolve(o->host, o->control_port, net_family(o), &a, c->err,
 			sizeof(c->err)))
@@ -73,11 +109,8 @@ static int hello(struct client *c)
 	if (ctl_send(c->ctl, &m))
 		return snprintf(c->err, sizeof(c->err), "control: %s",
 				strerror(errno)), -1;
-	rc = ctl_expect(c->ctl, CTL_ACK, &m, CTL_TIMEOUT_MS);
-	if (rc)
-		return snprintf(c->err, sizeof(c->err),
-				"control: no answer from the server (%s)",
-				strerror(-rc)), -1;
+	if (answer(c, &m))
+		return -1;
 	if (m.f[A_STATUS])
 		return snprintf(c->err, sizeof(c->err),
 				"server refused the test: %s", m.text), -1;

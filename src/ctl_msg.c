@@ -10,6 +10,8 @@ static const int nfields[CTL_TYPE_END] = {
 	[CTL_STOP] = R_NFIELDS,
 	[CTL_RESULT] = R_NFIELDS,
 	[CTL_NEXT] = N_NFIELDS,
+	[CTL_CHALLENGE] = CTL_AUTH_FIELDS,
+	[CTL_AUTH] = CTL_AUTH_FIELDS,
 };
 
 int ctl_nfields(unsigned int type)

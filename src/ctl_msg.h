@@ -7,7 +7,8 @@
  * CTL_ACK a u16-length-prefixed text. A payload whose length is not
  * exactly what its type needs is malformed.
  *
- * Conversation: client HELLO -> server ACK (status, data port, text)
+ * Conversation: client HELLO -> [with --auth-key: server CHALLENGE ->
+ * client AUTH] -> server ACK (status, data port, text)
  * -> client opens the data flows -> server READY -> client START ...
  * client STOP (its counts) -> server RESULT (its counts) -> client NEXT
  * (whether another test follows, for --iterations).
@@ -33,6 +34,8 @@ enum ctl_type {
 	CTL_STOP,
 	CTL_RESULT,
 	CTL_NEXT,	/* client, after RESULT: N_MORE, another test follows */
+	CTL_CHALLENGE,	/* server, after HELLO: 32 random bytes (auth.h) */
+	CTL_AUTH,	/* client: its answer to them */
 	CTL_TYPE_END,
 };
 
@@ -56,6 +59,9 @@ enum { HF_CLIENT_READS = 1, HF_CLIENT_WRITES = 2 };
 enum { A_STATUS, A_DATA_PORT, A_NFIELDS };
 
 enum { N_MORE, N_NFIELDS };
+
+/* CHALLENGE and AUTH: 32 bytes as big-endian u64 fields. */
+#define CTL_AUTH_FIELDS 4
 
 /*
  * STOP and RESULT: one side's totals, its machine's CPU utilisation in

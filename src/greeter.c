@@ -5,6 +5,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "auth.h"
 #include "common.h"
 #include "greeter.h"
 #include "net.h"
@@ -12,11 +13,13 @@
 /* Drops said on stderr at most; the rest are counted only. */
 #define LOG_MAX 5
 
-void greeter_init(struct greeter *g, int listen_fd, int timeout_ms)
+void greeter_init(struct greeter *g, int listen_fd, int timeout_ms,
+		  const struct auth_key *key)
 {
 	memset(g, 0, sizeof(*g));
 	g->listen_fd = listen_fd;
 	g->timeout_ms = timeout_ms;
+	g->key = key;
 	g->peer = xcalloc(GREET_MAX, sizeof(*g->peer));
 	/* accept() until EAGAIN: the queue is drained in one go. */
 	net_set_nonblock(listen_fd, 1);
@@ -64,14 +67,54 @@ static int accept_all(struct greeter *g)
 		p = &g->peer[g->n++];
 		p->fd = fd;
 		p->have = 0;
+		p->challenged = 0;
 		p->deadline = now_ns() + (uint64_t)g->timeout_ms * 1000000;
 	}
 }
 
-/* Read from peer i: 1 with a whole HELLO in m, 0 for more, -1 dropped. */
+/* Peer i sent its HELLO: send it a CHALLENGE. 0, or -1 dropped. */
+static int challenge(struct greeter *g, int i, const struct ctl_msg *hello)
+{
+	struct greet_peer *p = &g->peer[i];
+	struct ctl_msg c = { .type = CTL_CHALLENGE };
+	uint8_t buf[CTL_MAX_MSG];
+	int n;
+
+	auth_challenge(p->nonce);
+	memcpy(c.f, p->nonce, sizeof(p->nonce));
+	n = ctl_encode(&c, buf, sizeof(buf));
+	/* A few dozen bytes to a fresh socket: they fit, or it is gone. */
+	if (n < 0 || send(p->fd, buf, n, MSG_DONTWAIT | MSG_NOSIGNAL) != n) {
+		drop(g, i, "it went away before its challenge");
+		return -1;
+	}
+	p->hello = *hello;
+	p->challenged = 1;
+	p->have = 0;
+	return 0;
+}
+
+/* Peer i's AUTH: 1 with its HELLO in m if it proves the key, else -1. */
+static int answered(struct greeter *g, int i, struct ctl_msg *m)
+{
+	struct greet_peer *p = &g->peer[i];
+
+	if (!auth_check(g->key, p->nonce, m->f)) {
+		drop(g, i, "wrong auth key");
+		return -1;
+	}
+	*m = p->hello;
+	return 1;
+}
+
+/*
+ * Read from peer i: 1 with a whole HELLO (with a key: a proven one) in
+ * m, 0 for more, -1 dropped.
+ */
 static int feed(struct greeter *g, int i, struct ctl_msg *m)
 {
 	struct greet_peer *p = &g->peer[i];
+	unsigned int want = p->challenged ? CTL_AUTH : CTL_HELLO;
 	ssize_t r = recv(p->fd, p->buf + p->have, sizeof(p->buf) - p->have,
 			 0);
 	int n;
@@ -79,7 +122,8 @@ static int feed(struct greeter *g, int i, struct ctl_msg *m)
 	if (r < 0 && (errno == EAGAIN || errno == EINTR))
 		return 0;
 	if (r <= 0) {
-		drop(g, i, "it went away before its hello");
+		drop(g, i, p->challenged ? "it went away before its answer" :
+		     "it went away before its hello");
 		return -1;
 	}
 	p->have += r;
@@ -87,10 +131,15 @@ static int feed(struct greeter *g, int i, struct ctl_msg *m)
 	if (!n)
 		return 0;
 	/* A client says nothing more before the server's answer. */
-	if (n < 0 || m->type != CTL_HELLO || (size_t)n != p->have) {
-		drop(g, i, "not a netstage hello");
+	if (n < 0 || m->type != want || (size_t)n != p->have) {
+		drop(g, i, p->challenged ? "no answer to its challenge" :
+		     "not a netstage hello");
 		return -1;
 	}
+	if (p->challenged)
+		return answered(g, i, m);
+	if (g->key)
+		return challenge(g, i, m);
 	return 1;
 }
 
@@ -100,7 +149,9 @@ static void expire(struct greeter *g, uint64_t now)
 
 	for (i = g->n - 1; i >= 0; i--)
 		if (g->peer[i].deadline <= now)
-			drop(g, i, "no hello in time");
+			drop(g, i, g->peer[i].challenged ?
+			     "no answer to its challenge in time" :
+			     "no hello in time");
 }
 
 /* ms until the first deadline, or -1 with none pending. */

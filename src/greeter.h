@@ -5,7 +5,9 @@
  * fast as connections come. A connection that sends something other
  * than a HELLO, nothing in time, or goes away is dropped and counted;
  * past GREET_MAX pending (or when descriptors run out) the oldest is
- * dropped for the newest.
+ * dropped for the newest. With a key (--auth-key), a HELLO is answered
+ * with a CHALLENGE, and only a right AUTH lets the peer through; a wrong
+ * one is dropped and counted as a stranger.
  */
 #ifndef NETSTAGE_GREETER_H
 #define NETSTAGE_GREETER_H
@@ -13,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "auth.h"
 #include "ctl_msg.h"
 
 #define GREET_MAX 256
@@ -22,6 +25,9 @@ struct greet_peer {
 	uint64_t deadline;
 	size_t have;
 	uint8_t buf[CTL_MAX_MSG];
+	int challenged;			/* its HELLO is in, AUTH awaited */
+	uint64_t nonce[AUTH_FIELDS];
+	struct ctl_msg hello;
 };
 
 struct greeter {
@@ -30,9 +36,11 @@ struct greeter {
 	struct greet_peer *peer;	/* GREET_MAX */
 	int n;
 	uint64_t dropped;		/* strangers, late or gone */
+	const struct auth_key *key;	/* NULL: no challenge */
 };
 
-void greeter_init(struct greeter *g, int listen_fd, int timeout_ms);
+void greeter_init(struct greeter *g, int listen_fd, int timeout_ms,
+		  const struct auth_key *key);
 /*
  * The next connection to send a whole HELLO: its descriptor (now the
  * caller's) and the message. -1 if `stop` became set or accept failed

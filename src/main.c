@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "auth.h"
 #include "common.h"
 #include "cpu.h"
 #include "options.h"
@@ -90,8 +91,19 @@ static int raw_spec(struct options *o, char *err, size_t len)
 	return 0;
 }
 
+/* --auth-key: the key, read once for every connection of the run. */
+static int auth_spec(struct options *o, char *err, size_t len)
+{
+	if (!o->auth_key)
+		return 0;
+	o->auth = auth_load(o->auth_key, err, len);
+	return o->auth ? 0 : -1;
+}
+
 static void free_options(struct options *o)
 {
+	auth_free(o->auth);
+	o->auth = NULL;
 	if (o->raw_spec)
 		raw_spec_free(o->raw_spec);
 	free(o->raw_spec);
@@ -165,6 +177,7 @@ int main(int argc, char **argv)
 	}
 	if (options_validate(&o, err, sizeof(err)) ||
 	    raw_spec(&o, err, sizeof(err)) ||
+	    auth_spec(&o, err, sizeof(err)) ||
 	    report_check_keys(&o, wl, err, sizeof(err))) {
 		log_err("%s", err);
 		free_options(&o);

@@ -126,6 +126,8 @@ struct options {
 	char prefix[16];
 	int port_fd;		/* server: where to report its control port */
 	struct raw_spec *raw_spec;	/* --raw: made by main() from the above */
+	char *auth_key;		/* --auth-key FILE */
+	struct auth_key *auth;	/* its key, loaded by main() */
 	uint64_t given[2];	/* bit i: table entry i was on the command line */
 };
 

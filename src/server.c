@@ -133,7 +133,7 @@ static int wait_clients(struct server *sv)
 	struct ctl_msg m;
 	int fd, rc = 0;
 
-	greeter_init(&g, sv->ctl_listen, HELLO_TIMEOUT_MS);
+	greeter_init(&g, sv->ctl_listen, HELLO_TIMEOUT_MS, sv->o->auth);
 	while (sv->nclients < sv->o->num_clients) {
 		fd = greeter_next(&g, &m, (volatile const int *)&interrupted,
 				  sv->err, sizeof(sv->err));

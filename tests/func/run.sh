@@ -831,6 +831,51 @@ t_failed_socket_calls_are_said() {
 		fail "not said: $(cat err)"
 }
 
+# --auth-key: the server challenges each client; a wrong key, or none,
+# is dropped and counted like a wrong magic, the client says why
+# (status 1), and a client with the key still gets its test. A server
+# without a key is no server for a client that wants to be checked.
+t_auth_key_challenges_every_client() {
+	local rc
+
+	head -c 32 /dev/urandom | base64 > key1
+	head -c 32 /dev/urandom | base64 > key2
+	start_server tcp_rr --auth-key key1
+	rc=0
+	ns tcp_rr -c -H 127.0.0.1 -C "$CPORT" -l 1 -q --auth-key key2 \
+		> out 2> err || rc=$?
+	expect_eq "$rc" 1 "client with the wrong key"
+	grep -q "at its challenge: not its --auth-key?" err ||
+		fail "wrong key: $(cat err)"
+	rc=0
+	ns tcp_rr -c -H 127.0.0.1 -C "$CPORT" -l 1 -q > out 2> err || rc=$?
+	expect_eq "$rc" 1 "client without a key"
+	grep -q "the server asks for --auth-key" err ||
+		fail "keyless client: $(cat err)"
+	ns tcp_rr -c -H 127.0.0.1 -C "$CPORT" -l 1 -q --auth-key key1 > out
+	wait "$SRV_PID"
+	expect_gt "$(key out num_transactions)" 0 "the client with the key"
+	expect_eq "$(key "$SRV_OUT" invalid_secret_count)" 2 "dropped"
+	grep -q "dropped a control connection: wrong auth key" \
+		"$SRV_OUT.err" || fail "server: $(cat "$SRV_OUT.err")"
+	# --local: both sides read the same key.
+	ns tcp_rr --local -l 1 -q --auth-key key1 > out
+	check_rr_counts out 1
+	start_server tcp_rr -l 1
+	rc=0
+	ns tcp_rr -c -H 127.0.0.1 -C "$CPORT" -l 1 -q --auth-key key1 \
+		> out 2> err || rc=$?
+	expect_eq "$rc" 1 "client with a key, server without"
+	grep -q -- "--auth-key: the server did not challenge" err ||
+		fail "$(cat err)"
+	stop_server
+	printf 'fifteen bytes!!\n' > short
+	expect_usage_error "option --auth-key: short: shorter than 16 bytes" \
+		tcp_rr --auth-key short
+	expect_usage_error "option --auth-key: nokey: No such file" \
+		tcp_rr --auth-key nokey
+}
+
 t_garbage_and_wrong_magic_are_counted() {
 	start_server tcp_rr
 	# The server may drop it before the last byte is written: a reset
