@@ -672,6 +672,9 @@ int options_validate(struct options *o, char *err, size_t len)
 	if (o->raw && o->local)
 		return fail(err, len, NULL,
 			    "option --raw: a client of another server, not with --local");
+	if (o->raw && o->auth_key)
+		return fail(err, len, NULL,
+			    "option --auth-key: --raw has no control connection to prove it on");
 	if (o->raw && o->trace && !options_given(o, "response_size") &&
 	    o->workload != W_UDP_RR)
 		return fail(err, len, NULL,

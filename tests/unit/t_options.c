@@ -235,6 +235,9 @@ static void t_validation_errors(void **state)
 		     "127.0.0.1", "-F", "4", "--io-mode=blocking", NULL);
 	expect_error(W_TCP_RR, "no --edge-trigger", "-E",
 		     "--io-mode=blocking", NULL);
+	expect_error(W_TCP_RR, "--raw has no control connection", "--raw",
+		     "-c", "-H", "127.0.0.1", "-R", "4", "--request-data=x",
+		     "--auth-key=k", NULL);
 	expect_error(W_UDP_RR, "'spin' is only for tcp_rr", "--io-mode=spin",
 		     NULL);
 	expect_error(W_TCP_RR, "'spin' needs --num-threads >= --num-flows",
