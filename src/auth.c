@@ -2,6 +2,7 @@
 #include <sodium.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "auth.h"
 #include "common.h"
@@ -14,12 +15,21 @@ static void fail(char *err, size_t len, const char *path, const char *why)
 	snprintf(err, len, "option --auth-key: %s: %s", path, why);
 }
 
+/* A secret others may read is no secret. */
+static int readable_by_others(FILE *f)
+{
+	struct stat st;
+
+	return !fstat(fileno(f), &st) && (st.st_mode & 077);
+}
+
 struct auth_key *auth_load(const char *path, char *err, size_t len)
 {
 	unsigned char buf[AUTH_KEY_MAX + 2];
 	struct auth_key *k;
 	size_t n;
 	FILE *f;
+	int open_to_others;
 
 	if (sodium_init() < 0) {
 		fail(err, len, path, "libsodium cannot start");
@@ -31,6 +41,13 @@ struct auth_key *auth_load(const char *path, char *err, size_t len)
 		return NULL;
 	}
 	n = fread(buf, 1, sizeof(buf), f);
+	if (ferror(f)) {
+		fail(err, len, path, strerror(errno));
+		fclose(f);
+		sodium_memzero(buf, sizeof(buf));
+		return NULL;
+	}
+	open_to_others = readable_by_others(f);
 	fclose(f);
 	if (n && buf[n - 1] == '\n')
 		n--;
@@ -40,6 +57,9 @@ struct auth_key *auth_load(const char *path, char *err, size_t len)
 		sodium_memzero(buf, sizeof(buf));
 		return NULL;
 	}
+	if (open_to_others)
+		log_err("--auth-key: %s can be read by others (chmod 600 it)",
+			path);
 	k = xcalloc(1, sizeof(*k));
 	k->bytes = xcalloc(1, n);
 	memcpy(k->bytes, buf, n);

@@ -840,6 +840,7 @@ t_auth_key_challenges_every_client() {
 
 	head -c 32 /dev/urandom | base64 > key1
 	head -c 32 /dev/urandom | base64 > key2
+	chmod 600 key1 key2
 	start_server tcp_rr --auth-key key1
 	rc=0
 	ns tcp_rr -c -H 127.0.0.1 -C "$CPORT" -l 1 -q --auth-key key2 \
@@ -858,9 +859,14 @@ t_auth_key_challenges_every_client() {
 	expect_eq "$(key "$SRV_OUT" invalid_secret_count)" 2 "dropped"
 	grep -q "dropped a control connection: wrong auth key" \
 		"$SRV_OUT.err" || fail "server: $(cat "$SRV_OUT.err")"
-	# --local: both sides read the same key.
-	ns tcp_rr --local -l 1 -q --auth-key key1 > out
+	# --local: both sides read the same key, once; others may read it.
+	cp key1 key3
+	chmod 644 key3
+	ns tcp_rr --local -l 1 -q --auth-key key3 > out 2> err
 	check_rr_counts out 1
+	expect_eq "$(cat err)" \
+		"netstage: --auth-key: key3 can be read by others (chmod 600 it)" \
+		"a key others can read"
 	start_server tcp_rr -l 1
 	rc=0
 	ns tcp_rr -c -H 127.0.0.1 -C "$CPORT" -l 1 -q --auth-key key1 \
