@@ -54,6 +54,12 @@ section() {
 	[[ ",$SECTIONS," == *",$1,"* ]]
 }
 
+# The CPU window of the busy section is a run's last LEN - 1 s.
+if section busy && [ "$LEN" -lt 2 ]; then
+	echo "bench: the busy section needs -l 2 or more" >&2
+	exit 2
+fi
+
 # Every figure is appended as "name value" to $OUT/figures.
 record() {
 	echo "$1 $2" >> "$OUT/figures"

@@ -29,13 +29,16 @@ PKGS="$BUILD $BPF $FUZZ $TEST ${EXTRA_PKGS:-}"
 TRACE_ENGINE="@paulirish/trace_engine@0.0.65"
 NODE_DIR="$(cd "$(dirname "$0")/.." && pwd)/build-node"
 
+# Only a test needs it: without the npm registry netstage still builds
+# and runs, and that test fails saying what is missing.
 install_trace_engine() {
 	[ -f "$NODE_DIR/node_modules/@paulirish/trace_engine/package.json" ] &&
 		return 0
 	echo "installing: $TRACE_ENGINE (npm, into build-node/)"
 	mkdir -p "$NODE_DIR"
 	npm install --prefix "$NODE_DIR" --no-audit --no-fund --omit=dev \
-		--loglevel=error "$TRACE_ENGINE" > /dev/null
+		--loglevel=error "$TRACE_ENGINE" > /dev/null ||
+		echo "install-deps: npm could not install $TRACE_ENGINE; t_trace_perfetto will fail without it" >&2
 }
 
 missing=""

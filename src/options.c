@@ -97,7 +97,7 @@ static const struct opt_def defs[] = {
 	{ "auth_key", 0, T_STR, O(auth_key), W_ALL, NULL, 0, 0,
 	  "pre-shared key FILE: the server challenges each client to prove it (HMAC-SHA-256); both sides need it" },
 	{ "magic", 'M', T_INT, O(magic), W_ALL, "42", INT_MIN, INT_MAX,
-	  "shared secret of the control connection" },
+	  "a number both sides must give, sent in clear: keeps tests apart (--auth-key keeps strangers out)" },
 	{ "suicide_length", 's', T_INT, O(suicide_length), W_EVERY, "0", 0,
 	  1000000, "exit after this many seconds whatever happens (0: off)" },
 	{ "debug", 'd', T_BOOL, O(debug), W_ALL, NULL, 0, 0,

@@ -9,6 +9,8 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 const [engineDir, file] = process.argv.slice(2);
+if (!fs.existsSync(engineDir))
+	throw new Error(`no trace engine in ${engineDir}: scripts/install-deps.sh installs it`);
 const Trace = await import(pathToFileURL(
 	path.join(engineDir, 'models/trace/trace.js')).href);
 const events = JSON.parse(fs.readFileSync(file, 'utf8')).traceEvents;

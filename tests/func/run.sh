@@ -128,6 +128,8 @@ t_flows_raise_the_descriptor_limit() {
 # -L with a list: flow i binds to address i mod n (each address has its
 # own ephemeral ports), the server listens on the first.
 t_local_host_list_spreads_flows() {
+	local rc=0
+
 	next_ports
 	ns tcp_rr -C "$CPORT" -P "$DPORT" -L 127.0.0.1 -q > srv.out &
 	wait_port "$CPORT"
@@ -144,7 +146,6 @@ t_local_host_list_spreads_flows() {
 	# Under --local the client connects to the first address.
 	ns tcp_rr --local -l 1 -q -L 127.0.0.2,127.0.0.3 -F 2 > out
 	check_rr_counts out 2
-	rc=0
 	ns tcp_rr --local -l 1 -q -L 127.0.0.1,,127.0.0.2 > out 2> err ||
 		rc=$?
 	expect_eq "$rc" 2 "empty address in -L"
