@@ -545,7 +545,11 @@ p = sys.argv[2] + ".trace_cost_"
 total, parts = float(kv[p + "ns"]), [float(kv[p + k]) for k in ("bpf_ns", "entry_ns", "user_ns")]
 # Each key is rounded to 1 ns: the sum is within 2 of the parts'.
 assert abs(total - sum(parts)) <= 2, (total, parts)
-assert all(x > 0 for x in parts[:2]), parts
+# bpf_ns sums the programs' counted run time: more than 0 once they ran.
+# entry_ns is a difference of two timed loops of empty recv()s (with one
+# more program attached, and without), floored at 0: a few ns that the
+# machine's noise can hide, so only its sign is known.
+assert parts[0] > 0 and parts[1] >= 0, parts
 assert float(kv[p + "runs"]) >= 6, kv[p + "runs"]
 PY
 }
