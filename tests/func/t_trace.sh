@@ -377,7 +377,9 @@ t_trace_open_loop_times_each_request() {
 	need_root
 	ns tcp_rr --local -l 2 -q --rate 2000 -F 2 --trace \
 		--trace-records=tr.csv > out 2> err
-	expect_eq "$(key out client.rate_behind)" 0 "requests skipped"
+	# Not rate_behind == 0: at 31 requests in flight a flow skips sends
+	# after a 31 ms stall, which a sanitizer build under load can have
+	# (6 skipped, once in CI). The records are what this test is about.
 	check_trace_counts out client
 	check_trace_counts out server
 	$CHECK_TRACE tr.csv tr.server.csv --results out
