@@ -424,14 +424,22 @@ t_trace_without_tcp_sendmsg_locked() {
 }
 
 # Responses of several segments, a few in flight: with 8 of 20 KB, TCP
-# can hold a response's first byte back past its send() (20% of one
-# ASan run's server records incomplete at DEV_XMIT, docs/stages.md).
+# can hold a response's first byte back past its send(), and the
+# server's record then has no DEV_XMIT (docs/stages.md). How often is
+# timing: 20% of one ASan run's server records, 1.4% of another's, none
+# alone. Those are allowed; any other boundary missing is not.
 t_trace_burst_across_a_veth_pair() {
+	local n i held
 	need_root
 	trace_over_veth --burst 4 -F 2 -R 8000
 	expect_eq "$(key out client.num_mismatched)" 0 "mismatched"
 	check_trace_counts out client
-	check_trace_counts out server
+	check_trace_counts out server tcp_tx 100
+	n=$(key out server.num_transactions)
+	i=$(key out server.trace_incomplete)
+	held=$(sed -n 's/^  at DEV_XMIT: //p' srv.err)
+	expect_le $(((i - ${held:-0}) * 100)) "$n" \
+		"server incomplete but at DEV_XMIT <= 1%"
 	$CHECK_TRACE cli.csv srv.csv
 }
 
