@@ -18,6 +18,7 @@
 #include "control.h"
 #include "fdlimit.h"
 #include "net.h"
+#include "privs.h"
 #include "raw.h"
 #include "run.h"
 #include "script/script.h"
@@ -258,6 +259,7 @@ static int run(struct client *c)
 		((struct sockaddr_in *)&c->data.ss)->sin_port));
 	if (open_flows(c))
 		return -1;
+	privs_loaded();
 	if (!raw && ctl_expect(c->ctl, CTL_READY, &m, CTL_TIMEOUT_MS)) {
 		snprintf(c->err, sizeof(c->err), "server never got ready");
 		return -1;

@@ -13,6 +13,7 @@
 #include "cpu.h"
 #include "options.h"
 #include "outfile.h"
+#include "privs.h"
 #include "version.h"
 #include "raw.h"
 #include "report.h"
@@ -174,6 +175,12 @@ int main(int argc, char **argv)
 		options_usage(wl->bit, wl->name);
 		options_free(&o);
 		return 0;
+	}
+	/* Files the options name are read with the rights that are left. */
+	if (privs_start(&o, wl, err, sizeof(err))) {
+		log_err("%s", err);
+		options_free(&o);
+		return EXIT_RUNTIME;
 	}
 	if (options_validate(&o, err, sizeof(err)) ||
 	    raw_spec(&o, err, sizeof(err)) ||

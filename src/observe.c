@@ -17,6 +17,7 @@
 
 #include "common.h"
 #include "flow.h"
+#include "privs.h"
 #include "run.h"
 #include "side.h"
 #include "trace/collect.h"
@@ -268,8 +269,8 @@ int observe_run(struct options *o, const struct workload *wl)
 	int rc;
 
 	log_set_role("netstage observe");
-	if (geteuid() != 0) {
-		log_err("needs root to load its BPF programs");
+	if (!privs_may_load()) {
+		log_err("needs root (CAP_BPF and CAP_PERFMON) to load its BPF programs");
 		free(ob);
 		return EXIT_RUNTIME;
 	}
@@ -282,6 +283,7 @@ int observe_run(struct options *o, const struct workload *wl)
 	     side_init(&ob->side, o, wl, 0, ob->err, sizeof(ob->err));
 	if (!rc)
 		rc = observer_open(ob);
+	privs_loaded();
 	if (!rc) {
 		observer_start(ob);
 		rc = observe_loop(ob);

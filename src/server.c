@@ -16,6 +16,7 @@
 #include "fdlimit.h"
 #include "greeter.h"
 #include "net.h"
+#include "privs.h"
 #include "run.h"
 #include "script/script.h"
 #include "side.h"
@@ -373,6 +374,7 @@ static int serve(struct server *sv)
 	s->rs.request_size = sv->o->request_size;
 	s->rs.response_size = sv->o->response_size;
 	side_open_tracer(s, sv->data_port);
+	privs_loaded();
 	if (handshake(sv))
 		return SETUP_FAILED;
 	if (side_start(s, sv->err, sizeof(sv->err)))

@@ -6,6 +6,7 @@
 #include <bpf/bpf.h>
 
 #include "../common.h"
+#include "../privs.h"
 #include "cost.h"
 #include "tracer.h"
 
@@ -34,7 +35,7 @@ static void *measure(void *arg)
 
 	if (wait_until(c, t0 + c->delay_ns))
 		return NULL;
-	fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+	fd = privs_stats_fd();
 	if (fd < 0) {
 		c->error = "kernel.bpf_stats cannot be switched on";
 		return NULL;

@@ -12,6 +12,7 @@
 #include <bpf/libbpf.h>
 
 #include "../common.h"
+#include "../privs.h"
 #include "stages.skel.h"
 #include "tracer.h"
 
@@ -382,7 +383,7 @@ static double calibrate_stats(struct tracer *t)
 
 	if (prog < 0)
 		return 0;
-	fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+	fd = privs_stats_fd();
 	if (fd < 0)
 		return 0;
 	if (!bpf_obj_get_info_by_fd(prog, &a, &n)) {

@@ -1,0 +1,328 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <linux/securebits.h>
+#include <pthread.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/capability.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+
+#include "common.h"
+#include "privs.h"
+
+/* Capabilities as bits: CAP_LAST_CAP is 40 on 6.18. */
+typedef unsigned long long capset_t;
+#define BIT(c) (1ULL << (c))
+
+static int active;		/* privs_start() reduced the rights */
+static capset_t have;		/* permitted at start: nothing can be added */
+static capset_t run_caps;	/* kept to the end */
+static capset_t load_caps;	/* kept until privs_loaded() */
+static int helper = -1;		/* socket to the stats helper */
+static pthread_mutex_t helper_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static int has(cap_t c, cap_value_t v, cap_flag_t which)
+{
+	cap_flag_value_t f = CAP_CLEAR;
+
+	cap_get_flag(c, v, which, &f);
+	return f == CAP_SET;
+}
+
+/* Permitted and effective: exactly `set`; inheritable and ambient empty. */
+static int set_caps(capset_t set)
+{
+	cap_t c = cap_init();
+	cap_value_t v;
+	int rc;
+
+	if (!c)
+		return -1;
+	for (v = 0; v < 64 && v <= cap_max_bits(); v++)
+		if (set & have & BIT(v)) {
+			cap_set_flag(c, CAP_PERMITTED, 1, &v, CAP_SET);
+			cap_set_flag(c, CAP_EFFECTIVE, 1, &v, CAP_SET);
+		}
+	rc = cap_set_proc(c);
+	cap_free(c);
+	if (!rc && CAP_AMBIENT_SUPPORTED())
+		rc = cap_reset_ambient();
+	return rc;
+}
+
+static void drop_bounding(capset_t keep)
+{
+	cap_value_t v;
+
+	for (v = 0; v <= cap_max_bits(); v++)
+		if (v >= 64 || !(keep & BIT(v)))
+			cap_drop_bound(v);
+}
+
+/*
+ * The helper: CAP_SYS_ADMIN and nothing else, one byte in, the stats
+ * descriptor (or an errno byte) out, until the run's processes close
+ * their end.
+ */
+static void helper_main(int sock)
+{
+	int null = open("/dev/null", O_RDWR);
+	char b;
+
+	/* Nobody waits for EOF on a pipe the helper holds. */
+	if (null >= 0) {
+		dup2(null, STDIN_FILENO);
+		dup2(null, STDOUT_FILENO);
+		close(null);
+	}
+	close_range(STDERR_FILENO + 1, sock - 1, 0);
+	close_range(sock + 1, ~0U, 0);
+	drop_bounding(BIT(CAP_SYS_ADMIN));
+	if (set_caps(BIT(CAP_SYS_ADMIN)) ||
+	    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		_exit(1);
+	prctl(PR_SET_NAME, "netstage-stats");
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	while (recv(sock, &b, 1, 0) == 1) {
+		int fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+		char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
+		struct iovec iov = { &b, 1 };
+		struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
+
+		b = fd < 0 ? (char)errno : 0;
+		if (fd >= 0) {
+			struct cmsghdr *cm;
+
+			m.msg_control = cbuf;
+			m.msg_controllen = sizeof(cbuf);
+			cm = CMSG_FIRSTHDR(&m);
+			cm->cmsg_level = SOL_SOCKET;
+			cm->cmsg_type = SCM_RIGHTS;
+			cm->cmsg_len = CMSG_LEN(sizeof(int));
+			memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+		}
+		if (sendmsg(sock, &m, MSG_NOSIGNAL) != 1)
+			break;
+		if (fd >= 0)
+			close(fd);
+	}
+	_exit(0);
+}
+
+static int start_helper(char *err, size_t len)
+{
+	int sv[2];
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv)) {
+		snprintf(err, len, "socketpair: %s", strerror(errno));
+		return -1;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		snprintf(err, len, "fork: %s", strerror(errno));
+		close(sv[0]);
+		close(sv[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		close(sv[0]);
+		helper_main(sv[1]);
+	}
+	close(sv[1]);
+	helper = sv[0];
+	return 0;
+}
+
+int privs_stats_fd(void)
+{
+	char b = 1, cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { &b, 1 };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
+			    .msg_control = cbuf,
+			    .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *cm;
+	int fd = -1;
+
+	if (helper < 0)
+		return bpf_enable_stats(BPF_STATS_RUN_TIME);
+	pthread_mutex_lock(&helper_mu);
+	if (send(helper, &b, 1, MSG_NOSIGNAL) == 1 &&
+	    recvmsg(helper, &m, MSG_CMSG_CLOEXEC) == 1) {
+		cm = CMSG_FIRSTHDR(&m);
+		if (cm && cm->cmsg_type == SCM_RIGHTS)
+			memcpy(&fd, CMSG_DATA(cm), sizeof(int));
+		else
+			errno = b ? b : EPERM;
+	}
+	pthread_mutex_unlock(&helper_mu);
+	return fd;
+}
+
+int privs_may_load(void)
+{
+	cap_t c = cap_get_proc();
+	int may;
+
+	if (!c)
+		return 0;
+	may = (has(c, CAP_BPF, CAP_EFFECTIVE) &&
+	       has(c, CAP_PERFMON, CAP_EFFECTIVE)) ||
+	      has(c, CAP_SYS_ADMIN, CAP_EFFECTIVE);
+	cap_free(c);
+	return may;
+}
+
+/* "1000" to 1000; anything else (empty, signs, "01", overflow): -1. */
+static long long parse_id(const char *s)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!s || *s < '0' || *s > '9' || (*s == '0' && s[1]))
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	return errno || *end || v >= (uid_t)-1 ? -1 : (long long)v;
+}
+
+/* Root run by sudo: the invoking user, with that user's groups. */
+static int become_sudo_user(char *err, size_t len)
+{
+	long long uid = parse_id(getenv("SUDO_UID"));
+	long long gid = parse_id(getenv("SUDO_GID"));
+	const char *name = getenv("SUDO_USER");
+	struct passwd *pw;
+	gid_t groups[256];
+	int n = 256;
+
+	if (getuid() != 0 || !getenv("SUDO_UID"))
+		return 0;
+	if (uid < 0 || gid < 0) {
+		snprintf(err, len, "SUDO_UID/SUDO_GID: not a user and group id (%.40s/%.40s)",
+			 getenv("SUDO_UID"),
+			 getenv("SUDO_GID") ? getenv("SUDO_GID") : "unset");
+		return -1;
+	}
+	if (uid == 0)
+		return 0;	/* root ran sudo: root it stays */
+	pw = getpwuid((uid_t)uid);
+	if (pw && (!name || !strcmp(name, pw->pw_name)) &&
+	    getgrouplist(pw->pw_name, (gid_t)gid, groups, &n) >= 0) {
+		/* the user's groups */
+	} else {
+		groups[0] = (gid_t)gid;
+		n = 1;
+	}
+	if (cap_setgroups((gid_t)gid, n, groups) || cap_setuid((uid_t)uid)) {
+		snprintf(err, len, "cannot become SUDO_UID %lld: %s", uid,
+			 strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * A standalone server raises its descriptor limit for each client's
+ * flows: the hard limit goes to fs.nr_open now, while it may.
+ */
+static void raise_hard_fd_limit(void)
+{
+	FILE *f = fopen("/proc/sys/fs/nr_open", "r");
+	unsigned long long n;
+	struct rlimit rl;
+
+	if (!f)
+		return;
+	if (fscanf(f, "%llu", &n) == 1 && !getrlimit(RLIMIT_NOFILE, &rl) &&
+	    rl.rlim_max < n) {
+		rl.rlim_max = n;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	fclose(f);
+}
+
+/* Which rights this run needs: to the end, and until BPF is loaded. */
+static void plan(const struct options *o, const struct workload *wl)
+{
+	int observe = wl->bit == W_OBSERVE, traced = o->trace || observe;
+	int server = !o->client && !o->local && !observe;
+	int reloads;	/* BPF is loaded again for each test */
+
+	if (o->debug || o->busy_poll)
+		run_caps |= BIT(CAP_NET_ADMIN);
+	if (server && ((o->control_port > 0 && o->control_port < 1024) ||
+		       (o->port > 0 && o->port < 1024)))
+		run_caps |= BIT(CAP_NET_BIND_SERVICE);
+	load_caps = BIT(CAP_SYS_RESOURCE) | BIT(CAP_NET_BIND_SERVICE);
+	if (traced)
+		load_caps |= BIT(CAP_BPF) | BIT(CAP_PERFMON);
+	if (observe)
+		load_caps |= BIT(CAP_SYS_PTRACE) | BIT(CAP_DAC_READ_SEARCH);
+	reloads = traced && !observe && !o->local &&
+		  (server || o->iter_max > 1);
+	if (reloads)
+		run_caps |= BIT(CAP_BPF) | BIT(CAP_PERFMON);
+}
+
+int privs_start(const struct options *o, const struct workload *wl,
+		char *err, size_t len)
+{
+	cap_t now = cap_get_proc();
+	cap_value_t v;
+	int any = 0, setpcap, sysadmin;
+
+	if (!now)
+		return 0;
+	for (v = 0; v <= cap_max_bits() && v < 64; v++)
+		if (has(now, v, CAP_PERMITTED))
+			have |= BIT(v);
+	for (v = 0; v <= cap_max_bits() && !any; v++)
+		any = has(now, v, CAP_EFFECTIVE);
+	setpcap = has(now, CAP_SETPCAP, CAP_EFFECTIVE);
+	sysadmin = has(now, CAP_SYS_ADMIN, CAP_EFFECTIVE);
+	cap_free(now);
+	if (!any)
+		return 0;
+	plan(o, wl);
+	if (!o->client && !o->local && wl->bit != W_OBSERVE)
+		raise_hard_fd_limit();
+	if ((o->trace || wl->bit == W_OBSERVE) && sysadmin &&
+	    start_helper(err, len))
+		return -1;
+	if (setpcap)
+		drop_bounding(run_caps | load_caps);
+	if (become_sudo_user(err, len))
+		return -1;
+	/* What a script's os.execute() runs as root gets no rights either. */
+	if (setpcap)
+		prctl(PR_SET_SECUREBITS, SECBIT_NOROOT | SECBIT_NOROOT_LOCKED);
+	if (set_caps(run_caps | load_caps) ||
+	    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)) {
+		snprintf(err, len, "cannot drop privileges: %s",
+			 strerror(errno));
+		return -1;
+	}
+	active = 1;
+	return 0;
+}
+
+void privs_loaded(void)
+{
+	if (!active || !load_caps)
+		return;
+	if (set_caps(run_caps))
+		log_err("cannot drop privileges after loading: %s",
+			strerror(errno));
+	load_caps = 0;
+}
