@@ -11,6 +11,9 @@
 # bpftrace sees no wake-up for it. bpftrace's is over every wake-up of
 # a tcp_rr thread, which also counts the main threads' (a few a second).
 set -u
+# Run by sudo, netstage would become the invoking user (docs/usage.md,
+# "Privileges"), who cannot write the root-owned directories used here.
+unset SUDO_UID SUDO_GID SUDO_USER
 cd "$(dirname "$0")/.." || exit 1
 
 LEN=5

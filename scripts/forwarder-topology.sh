@@ -21,6 +21,9 @@
 # (default: a new directory under /tmp): cli.csv, fwd.csv, srv.csv,
 # joined.csv and each program's output.
 set -euo pipefail
+# Run by sudo, netstage would become the invoking user (docs/usage.md,
+# "Privileges"), who cannot write the root-owned directories used here.
+unset SUDO_UID SUDO_GID SUDO_USER
 
 NETSTAGE=${NETSTAGE:-$(dirname "$0")/../build/netstage}
 NETSTAGE=$(readlink -f "$NETSTAGE")

@@ -11,6 +11,9 @@
 # Files (records, outputs) go to $OUT, a new directory under /tmp by
 # default. memcached is stopped on exit.
 set -euo pipefail
+# Run by sudo, netstage would become the invoking user (docs/usage.md,
+# "Privileges"), who cannot write the root-owned directories used here.
+unset SUDO_UID SUDO_GID SUDO_USER
 
 NETSTAGE=${NETSTAGE:-$(dirname "$0")/../build/netstage}
 NETSTAGE=$(readlink -f "$NETSTAGE")

@@ -2,6 +2,9 @@
 # bound, read keys from its output, and count what passed.
 
 : "${NETSTAGE:=build/netstage}"
+# Run by sudo, netstage would become the invoking user (docs/usage.md,
+# "Privileges"), who cannot write the root-owned directories used here.
+unset SUDO_UID SUDO_GID SUDO_USER
 NETSTAGE=$(readlink -f "$NETSTAGE")
 TMP=$(mktemp -d /tmp/netstage-func.XXXXXX)
 PASSED=0
