@@ -162,8 +162,13 @@ int main(int argc, char **argv)
 	char err[320];
 	int rc;
 
-	if (argc > 1 && !strcmp(argv[1], "join"))
+	if (argc > 1 && !strcmp(argv[1], "join")) {
+		if (privs_none(err, sizeof(err))) {
+			log_err("%s", err);
+			return EXIT_RUNTIME;
+		}
 		return join_main(argc - 1, argv + 1);
+	}
 	wl = pick(&argc, &argv);
 
 	if (options_parse(&o, wl->bit, argc, argv, err, sizeof(err))) {

@@ -275,12 +275,12 @@ static void plan(const struct options *o, const struct workload *wl)
 		run_caps |= BIT(CAP_BPF) | BIT(CAP_PERFMON);
 }
 
-int privs_start(const struct options *o, const struct workload *wl,
-		char *err, size_t len)
+/* What the process may have: 0 if it has no capability at all. */
+static int read_caps(int *setpcap, int *sysadmin)
 {
 	cap_t now = cap_get_proc();
 	cap_value_t v;
-	int any = 0, setpcap, sysadmin;
+	int any = 0;
 
 	if (!now)
 		return 0;
@@ -289,10 +289,37 @@ int privs_start(const struct options *o, const struct workload *wl,
 			have |= BIT(v);
 	for (v = 0; v <= cap_max_bits() && !any; v++)
 		any = has(now, v, CAP_EFFECTIVE);
-	setpcap = has(now, CAP_SETPCAP, CAP_EFFECTIVE);
-	sysadmin = has(now, CAP_SYS_ADMIN, CAP_EFFECTIVE);
+	*setpcap = has(now, CAP_SETPCAP, CAP_EFFECTIVE);
+	*sysadmin = has(now, CAP_SYS_ADMIN, CAP_EFFECTIVE);
 	cap_free(now);
-	if (!any)
+	return any;
+}
+
+/* Keep `keep` alone, for good: bounding set, sudo's user, no new ones. */
+static int reduce(capset_t keep, int setpcap, char *err, size_t len)
+{
+	if (setpcap)
+		drop_bounding(keep);
+	if (become_sudo_user(err, len))
+		return -1;
+	/* What a script's os.execute() runs as root gets no rights either. */
+	if (setpcap)
+		prctl(PR_SET_SECUREBITS, SECBIT_NOROOT | SECBIT_NOROOT_LOCKED);
+	if (set_caps(keep) || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)) {
+		snprintf(err, len, "cannot drop privileges: %s",
+			 strerror(errno));
+		return -1;
+	}
+	active = 1;
+	return 0;
+}
+
+int privs_start(const struct options *o, const struct workload *wl,
+		char *err, size_t len)
+{
+	int setpcap, sysadmin;
+
+	if (!read_caps(&setpcap, &sysadmin))
 		return 0;
 	plan(o, wl);
 	if (!o->client && !o->local && wl->bit != W_OBSERVE)
@@ -300,21 +327,16 @@ int privs_start(const struct options *o, const struct workload *wl,
 	if ((o->trace || wl->bit == W_OBSERVE) && sysadmin &&
 	    start_helper(err, len))
 		return -1;
-	if (setpcap)
-		drop_bounding(run_caps | load_caps);
-	if (become_sudo_user(err, len))
-		return -1;
-	/* What a script's os.execute() runs as root gets no rights either. */
-	if (setpcap)
-		prctl(PR_SET_SECUREBITS, SECBIT_NOROOT | SECBIT_NOROOT_LOCKED);
-	if (set_caps(run_caps | load_caps) ||
-	    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)) {
-		snprintf(err, len, "cannot drop privileges: %s",
-			 strerror(errno));
-		return -1;
-	}
-	active = 1;
-	return 0;
+	return reduce(run_caps | load_caps, setpcap, err, len);
+}
+
+int privs_none(char *err, size_t len)
+{
+	int setpcap, sysadmin;
+
+	if (!read_caps(&setpcap, &sysadmin))
+		return 0;
+	return reduce(0, setpcap, err, len);
 }
 
 void privs_loaded(void)

@@ -24,6 +24,9 @@
 int privs_start(const struct options *o, const struct workload *wl,
 		char *err, size_t len);
 
+/* A command that loads nothing (join): no rights at all, as privs_start. */
+int privs_none(char *err, size_t len);
+
 /*
  * The tracer is loaded for the rest of the run and the flows are open:
  * drop what only that needed. A process that loads BPF again for each

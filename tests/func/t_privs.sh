@@ -149,3 +149,16 @@ t_privileges_of_observe() {
 	wait %2
 	expect_gt "$(key obs.out num_transactions)" 0 "observed gets"
 }
+
+# netstage join loads nothing: under sudo it holds no right at all, and
+# what it writes is the invoking user's.
+t_privileges_of_join() {
+	need_root
+	chmod 777 .
+	ns tcp_rr --local -l 1 -q --trace --trace-records=tr.csv > out 2> err
+	rm -f joined.csv
+	SUDO_UID=65534 SUDO_GID=65534 ns join tr.csv server=tr.server.csv \
+		--records joined.csv > jout 2> jerr
+	expect_eq "$(stat -c %u joined.csv)" 65534 "owner of joined.csv"
+	expect_gt "$(wc -l < joined.csv)" 1 "joined records"
+}
