@@ -19,12 +19,13 @@
 #include "common.h"
 #include "privs.h"
 
-/* Capabilities as bits: CAP_LAST_CAP is 40 on 6.18. */
+/* Capabilities as bits: cap_max_bits() is 41 on 6.18. */
 typedef unsigned long long capset_t;
 #define BIT(c) (1ULL << (c))
 
 static int active;		/* privs_start() reduced the rights */
 static capset_t have;		/* permitted at start: nothing can be added */
+static capset_t eff;		/* effective at start */
 static capset_t run_caps;	/* kept to the end */
 static capset_t load_caps;	/* kept until privs_loaded() */
 static int helper = -1;		/* socket to the stats helper */
@@ -47,7 +48,7 @@ static int set_caps(capset_t set)
 
 	if (!c)
 		return -1;
-	for (v = 0; v < 64 && v <= cap_max_bits(); v++)
+	for (v = 0; v < 64 && v < cap_max_bits(); v++)
 		if (set & have & BIT(v)) {
 			cap_set_flag(c, CAP_PERMITTED, 1, &v, CAP_SET);
 			cap_set_flag(c, CAP_EFFECTIVE, 1, &v, CAP_SET);
@@ -63,7 +64,7 @@ static void drop_bounding(capset_t keep)
 {
 	cap_value_t v;
 
-	for (v = 0; v <= cap_max_bits(); v++)
+	for (v = 0; v < cap_max_bits(); v++)
 		if (v >= 64 || !(keep & BIT(v)))
 			cap_drop_bound(v);
 }
@@ -217,10 +218,9 @@ static int become_sudo_user(char *err, size_t len)
 	if (uid == 0)
 		return 0;	/* root ran sudo: root it stays */
 	pw = getpwuid((uid_t)uid);
-	if (pw && (!name || !strcmp(name, pw->pw_name)) &&
-	    getgrouplist(pw->pw_name, (gid_t)gid, groups, &n) >= 0) {
-		/* the user's groups */
-	} else {
+	/* No such user, another name, or too many groups: the one group. */
+	if (!pw || (name && strcmp(name, pw->pw_name)) ||
+	    getgrouplist(pw->pw_name, (gid_t)gid, groups, &n) < 0) {
 		groups[0] = (gid_t)gid;
 		n = 1;
 	}
@@ -258,6 +258,10 @@ static void plan(const struct options *o, const struct workload *wl)
 	int observe = wl->bit == W_OBSERVE, traced = o->trace || observe;
 	int server = !o->client && !o->local && !observe;
 	int reloads;	/* BPF is loaded again for each test */
+	/* Before Linux 5.8 (no CAP_BPF), loading needs CAP_SYS_ADMIN. */
+	capset_t bpf = cap_max_bits() > CAP_BPF
+			       ? BIT(CAP_BPF) | BIT(CAP_PERFMON)
+			       : BIT(CAP_SYS_ADMIN);
 
 	if (o->debug || o->busy_poll)
 		run_caps |= BIT(CAP_NET_ADMIN);
@@ -266,38 +270,38 @@ static void plan(const struct options *o, const struct workload *wl)
 		run_caps |= BIT(CAP_NET_BIND_SERVICE);
 	load_caps = BIT(CAP_SYS_RESOURCE) | BIT(CAP_NET_BIND_SERVICE);
 	if (traced)
-		load_caps |= BIT(CAP_BPF) | BIT(CAP_PERFMON);
+		load_caps |= bpf;
 	if (observe)
 		load_caps |= BIT(CAP_SYS_PTRACE) | BIT(CAP_DAC_READ_SEARCH);
 	reloads = traced && !observe && !o->local &&
 		  (server || o->iter_max > 1);
 	if (reloads)
-		run_caps |= BIT(CAP_BPF) | BIT(CAP_PERFMON);
+		run_caps |= bpf;
 }
 
-/* What the process may have: 0 if it has no capability at all. */
-static int read_caps(int *setpcap, int *sysadmin)
+/* The process's rights at start: is there any to give up? */
+static int read_caps(void)
 {
 	cap_t now = cap_get_proc();
 	cap_value_t v;
-	int any = 0;
 
 	if (!now)
 		return 0;
-	for (v = 0; v <= cap_max_bits() && v < 64; v++)
+	for (v = 0; v < cap_max_bits() && v < 64; v++) {
 		if (has(now, v, CAP_PERMITTED))
 			have |= BIT(v);
-	for (v = 0; v <= cap_max_bits() && !any; v++)
-		any = has(now, v, CAP_EFFECTIVE);
-	*setpcap = has(now, CAP_SETPCAP, CAP_EFFECTIVE);
-	*sysadmin = has(now, CAP_SYS_ADMIN, CAP_EFFECTIVE);
+		if (has(now, v, CAP_EFFECTIVE))
+			eff |= BIT(v);
+	}
 	cap_free(now);
-	return any;
+	return eff != 0;
 }
 
 /* Keep `keep` alone, for good: bounding set, sudo's user, no new ones. */
-static int reduce(capset_t keep, int setpcap, char *err, size_t len)
+static int reduce(capset_t keep, char *err, size_t len)
 {
+	int setpcap = !!(eff & BIT(CAP_SETPCAP));
+
 	if (setpcap)
 		drop_bounding(keep);
 	if (become_sudo_user(err, len))
@@ -317,26 +321,20 @@ static int reduce(capset_t keep, int setpcap, char *err, size_t len)
 int privs_start(const struct options *o, const struct workload *wl,
 		char *err, size_t len)
 {
-	int setpcap, sysadmin;
-
-	if (!read_caps(&setpcap, &sysadmin))
+	if (!read_caps())
 		return 0;
 	plan(o, wl);
 	if (!o->client && !o->local && wl->bit != W_OBSERVE)
 		raise_hard_fd_limit();
-	if ((o->trace || wl->bit == W_OBSERVE) && sysadmin &&
-	    start_helper(err, len))
+	if ((o->trace || wl->bit == W_OBSERVE) &&
+	    (eff & BIT(CAP_SYS_ADMIN)) && start_helper(err, len))
 		return -1;
-	return reduce(run_caps | load_caps, setpcap, err, len);
+	return reduce(run_caps | load_caps, err, len);
 }
 
 int privs_none(char *err, size_t len)
 {
-	int setpcap, sysadmin;
-
-	if (!read_caps(&setpcap, &sysadmin))
-		return 0;
-	return reduce(0, setpcap, err, len);
+	return read_caps() ? reduce(0, err, len) : 0;
 }
 
 void privs_loaded(void)

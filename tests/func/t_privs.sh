@@ -27,6 +27,19 @@ main_pid() {
 	done
 }
 
+# poll CMD...: CMD's output once it has any (a process that is starting),
+# within 5 s.
+poll() {
+	local i out
+
+	for i in $(seq 100); do
+		out=$("$@") || true
+		[ -z "$out" ] || { echo "$out"; return 0; }
+		sleep 0.05
+	done
+	fail "nothing from: $*"
+}
+
 # wait_threads PID N: until process PID runs N threads (its workers).
 wait_threads() {
 	local i
@@ -63,8 +76,7 @@ t_privileges_dropped_once_bpf_is_loaded() {
 		tcp_rr --local -l 3 -q --trace --json priv.json \
 		> out 2> err &
 	tpid=$!
-	sleep 0.5
-	cli=$(pgrep -P "$tpid" -x netstage)
+	cli=$(poll pgrep -P "$tpid" -x netstage)
 	wait_threads "$cli" 2
 	srv=$(pgrep -P "$cli" -x netstage)
 	helper=$(pgrep -P "$cli" -x netstage-stats)
@@ -93,8 +105,7 @@ t_privileges_of_a_server_that_loads_per_test() {
 	ns tcp_rr -c -H 127.0.0.1 -C "$CPORT" -P "$DPORT" -l 2 -q --trace \
 		--iterations 2,2 > cli.out 2> cli.err &
 	cpid=$!
-	sleep 0.5
-	cli=$(main_pid "^$NETSTAGE tcp_rr -c -H 127.0.0.1 -C $CPORT")
+	cli=$(poll main_pid "^$NETSTAGE tcp_rr -c -H 127.0.0.1 -C $CPORT")
 	srv=$(main_pid "^$NETSTAGE tcp_rr --trace -C $CPORT")
 	wait_threads "$cli" 2
 	wait_threads "$srv" 2
