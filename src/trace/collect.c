@@ -93,44 +93,59 @@ uint64_t trace_rec_priority(enum ns_side side, uint32_t flow_id,
 	return x ^ (x >> 31);
 }
 
-static void swap_recs(struct trace_rec *a, struct trace_rec *b)
+/*
+ * The kept records and the slowest each have a heap of slots, the
+ * largest key first: the record to give up when a better one comes.
+ */
+static void swap_slots(struct trace_slot *a, struct trace_slot *b)
 {
-	struct trace_rec t = *a;
+	struct trace_slot t = *a;
 
 	*a = *b;
 	*b = t;
 }
 
-/*
- * The kept records are a max-heap by priority (the root goes first),
- * the slowest a min-heap by span (the shortest goes first): one heap,
- * by key. Each sift returns where the element it moved ended.
- */
-static uint64_t key(const struct trace_rec *r, int by_span)
-{
-	return by_span ? ~r->span : r->prio;
-}
-
-static long sift_down(struct trace_rec *h, long n, long i, int by_span)
+static void sift_down(struct trace_slot *h, long n, long i)
 {
 	long c;
 
 	for (; (c = 2 * i + 1) < n; i = c) {
-		if (c + 1 < n && key(&h[c + 1], by_span) > key(&h[c], by_span))
+		if (c + 1 < n && h[c + 1].key > h[c].key)
 			c++;
-		if (key(&h[i], by_span) >= key(&h[c], by_span))
+		if (h[i].key >= h[c].key)
 			break;
-		swap_recs(&h[i], &h[c]);
+		swap_slots(&h[i], &h[c]);
 	}
-	return i;
 }
 
-static long sift_up(struct trace_rec *h, long i, int by_span)
+static void sift_up(struct trace_slot *h, long i)
 {
-	for (; i > 0 && key(&h[(i - 1) / 2], by_span) < key(&h[i], by_span);
-	     i = (i - 1) / 2)
-		swap_recs(&h[i], &h[(i - 1) / 2]);
-	return i;
+	for (; i > 0 && h[(i - 1) / 2].key < h[i].key; i = (i - 1) / 2)
+		swap_slots(&h[i], &h[(i - 1) / 2]);
+}
+
+/*
+ * Put rec among `max` records heaped by `key`, of which `*n` are there:
+ * in a new place while there is room, else in that of the largest key
+ * (the caller knows it is larger than rec's). Where it went.
+ */
+static struct trace_rec *heap_put(struct trace_rec *recs,
+				  struct trace_slot *h, long *n, long max,
+				  const struct trace_rec *rec, uint64_t key)
+{
+	long at;
+
+	if (*n < max) {
+		at = *n;
+		h[*n] = (struct trace_slot){ key, at };
+		sift_up(h, (*n)++);
+	} else {
+		at = h[0].at;
+		h[0].key = key;
+		sift_down(h, *n, 0);
+	}
+	recs[at] = *rec;
+	return &recs[at];
 }
 
 /*
@@ -141,33 +156,26 @@ static long sift_up(struct trace_rec *h, long i, int by_span)
 static struct trace_rec *keep(struct trace_worker *tw,
 			      const struct trace_rec *rec)
 {
-	if (tw->nrecs < tw->max_recs) {
-		if (tw->nrecs == tw->cap) {
-			tw->cap = tw->cap ? 2 * tw->cap : 1024;
-			if (tw->cap > tw->max_recs)
-				tw->cap = tw->max_recs;
-			tw->recs = xrealloc(tw->recs, tw->cap,
-					    sizeof(*tw->recs));
-		}
-		tw->recs[tw->nrecs] = *rec;
-		return &tw->recs[sift_up(tw->recs, tw->nrecs++, 0)];
+	if (tw->nrecs == tw->cap && tw->nrecs < tw->max_recs) {
+		tw->cap = tw->cap ? 2 * tw->cap : 1024;
+		if (tw->cap > tw->max_recs)
+			tw->cap = tw->max_recs;
+		tw->recs = xrealloc(tw->recs, tw->cap, sizeof(*tw->recs));
+		tw->rheap = xrealloc(tw->rheap, tw->cap, sizeof(*tw->rheap));
 	}
-	tw->recs[0] = *rec;
-	return &tw->recs[sift_down(tw->recs, tw->nrecs, 0, 0)];
+	return heap_put(tw->recs, tw->rheap, &tw->nrecs, tw->max_recs, rec,
+			rec->prio);
 }
 
-/* Keep rec among the max_slow longest so far. */
+/* Keep rec among the max_slow longest so far (the shortest goes first). */
 static void keep_slow(struct trace_worker *tw, const struct trace_rec *rec)
 {
-	if (tw->nslow < tw->max_slow) {
-		if (!tw->slow)
-			tw->slow = xcalloc(tw->max_slow, sizeof(*tw->slow));
-		tw->slow[tw->nslow] = *rec;
-		sift_up(tw->slow, tw->nslow++, 1);
-		return;
+	if (!tw->slow) {
+		tw->slow = xcalloc(tw->max_slow, sizeof(*tw->slow));
+		tw->sheap = xcalloc(tw->max_slow, sizeof(*tw->sheap));
 	}
-	tw->slow[0] = *rec;
-	sift_down(tw->slow, tw->nslow, 0, 1);
+	heap_put(tw->slow, tw->sheap, &tw->nslow, tw->max_slow, rec,
+		 ~rec->span);
 }
 
 struct trace_rec *trace_worker_account(struct trace_worker *tw,
@@ -197,9 +205,9 @@ struct trace_rec *trace_worker_account(struct trace_worker *tw,
 	p = trace_rec_priority(tw->side, flow_id, seq, port);
 	tw->offered++;
 	sampled = tw->nrecs < tw->max_recs ||
-		  (tw->nrecs && p < tw->recs[0].prio);
+		  (tw->nrecs && p < tw->rheap[0].key);
 	slow = tw->max_slow &&
-	       (tw->nslow < tw->max_slow || m->total > tw->slow[0].span);
+	       (tw->nslow < tw->max_slow || ~m->total < tw->sheap[0].key);
 	if (!sampled && !slow)
 		return NULL;
 	memset(&rec, 0, sizeof(rec));
@@ -401,8 +409,12 @@ void trace_worker_free(struct trace_worker *tw)
 {
 	ring_buffer__free(tw->rb);
 	free(tw->recs);
+	free(tw->rheap);
 	free(tw->slow);
+	free(tw->sheap);
 	tw->rb = NULL;
 	tw->recs = NULL;
+	tw->rheap = NULL;
 	tw->slow = NULL;
+	tw->sheap = NULL;
 }

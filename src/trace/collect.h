@@ -37,6 +37,12 @@ struct trace_rec {
 	char held_comm[16];
 };
 
+/* A kept record's place, in a heap by key (the largest first). */
+struct trace_slot {
+	uint64_t key;
+	long at;		/* index in the records */
+};
+
 struct trace_worker {
 	struct ring_buffer *rb;
 	enum ns_side side;
@@ -57,16 +63,20 @@ struct trace_worker {
 	 * Kept records: the max_recs complete transactions of lowest
 	 * priority, a hash of what names them on both ends (a uniform
 	 * sample that joins across sides), trimmed to the run's limit by
-	 * trace_keep() at the end.
+	 * trace_keep() at the end. The records stay where they were put;
+	 * a heap of their keys and places (rheap) says which goes next,
+	 * so that keeping one moves 16 bytes a level, not a record.
 	 */
 	struct trace_rec *recs;
+	struct trace_slot *rheap;
 	long nrecs, cap, max_recs;
 	uint64_t offered;	/* complete transactions that could be kept */
 	/*
-	 * And the max_slow longest (a min-heap by span), so that the
-	 * slowest of a run longer than the limit are kept whole.
+	 * And the max_slow longest (the shortest first in sheap), so that
+	 * the slowest of a run longer than the limit are kept whole.
 	 */
 	struct trace_rec *slow;
+	struct trace_slot *sheap;
 	long nslow, max_slow;
 	uint16_t next_port;	/* observe: the record being accounted's */
 	/*
@@ -87,11 +97,12 @@ void trace_worker_done(struct trace_worker *tw, struct flow *f,
 		       const struct ustamps *u);
 void trace_worker_free(struct trace_worker *tw);
 /*
- * After the run: the workers' kept records together are at most `max`,
- * each worker's in flow and sequence order: all their complete
- * transactions if there are no more, else the TRACE_SLOWEST_PCT % of
- * `max` longest (slowest set) and a uniform sample (lowest priority)
- * for the rest. Returns how many they offered in all.
+ * After the run (no record is accounted after it): the workers' kept
+ * records together are at most `max`, each worker's in flow and
+ * sequence order: all their complete transactions if there are no
+ * more, else the TRACE_SLOWEST_PCT % of `max` longest (slowest set)
+ * and a uniform sample (lowest priority) for the rest. Returns how
+ * many they offered in all.
  */
 #define TRACE_SLOWEST_PCT 1
 uint64_t trace_keep(struct trace_worker **tw, int n, long max);

@@ -373,6 +373,54 @@ static void t_both_ends_keep_the_same_sample(void **state)
 	trace_worker_free(&ends[1]);
 }
 
+static int cmp_u64(const void *pa, const void *pb)
+{
+	uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+
+	return a < b ? -1 : a > b;
+}
+
+/*
+ * Bottom-k exactly: of 4000 transactions offered to 100 places, those
+ * kept are the 100 of lowest priority, each still holding its own
+ * record (span and sequence number together), and the 10 slowest
+ * places hold the 10 longest.
+ */
+static void t_kept_are_exactly_the_lowest_priorities(void **state)
+{
+	uint64_t prio[4000], span, seq;
+	struct trace_worker w;
+	struct merged m = { 0 };
+	long i;
+
+	memset(&w, 0, sizeof(w));
+	w.side = NS_CLIENT;
+	w.max_recs = 100;
+	w.max_slow = 10;
+	for (seq = 0; seq < 4000; seq++) {
+		/* Spans in no order; 3999 - seq for the 10 longest. */
+		span = (seq * 7919) % 4000;
+		m.total = span;
+		trace_worker_account(&w, MERGE_OK, &m, 1, seq, 0);
+		prio[seq] = trace_rec_priority(NS_CLIENT, 1, seq, 0);
+	}
+	qsort(prio, 4000, sizeof(*prio), cmp_u64);
+	assert_int_equal(w.nrecs, 100);
+	for (i = 0; i < w.nrecs; i++) {
+		assert_true(w.recs[i].prio <= prio[99]);
+		assert_int_equal(w.recs[i].prio,
+				 trace_rec_priority(NS_CLIENT, 1,
+						    w.recs[i].seq, 0));
+		assert_int_equal(w.recs[i].span, (w.recs[i].seq * 7919) % 4000);
+	}
+	assert_int_equal(w.nslow, 10);
+	for (i = 0; i < w.nslow; i++) {
+		assert_true(w.slow[i].span >= 3990);
+		assert_int_equal(w.slow[i].span, (w.slow[i].seq * 7919) % 4000);
+	}
+	trace_worker_free(&w);
+}
+
 /*
  * Past the limit, the run's slowest are kept whole besides the sample:
  * the 1% of the limit longest, over every worker, marked as such.
@@ -480,6 +528,7 @@ int main(void)
 		cmocka_unit_test(t_no_tcp_send_hook_folds_tcp_tx_into_send_call),
 		cmocka_unit_test(t_records_match_transactions_by_flow_and_seq),
 		cmocka_unit_test(t_both_ends_keep_the_same_sample),
+		cmocka_unit_test(t_kept_are_exactly_the_lowest_priorities),
 		cmocka_unit_test(t_the_slowest_are_kept),
 	};
 
