@@ -259,7 +259,7 @@ static void t_no_tcp_send_hook_folds_tcp_tx_into_send_call(void **state)
 static void t_records_match_transactions_by_flow_and_seq(void **state)
 {
 	const uint64_t seqs[3] = { 0, 7, 8 };
-	struct trace_worker tw;
+	struct trace_worker tw, *one[1] = { &tw };
 	struct ustamps u = { 0 };
 	struct flow f = { .id = 3 };
 	int i, out = 0;
@@ -302,6 +302,7 @@ static void t_records_match_transactions_by_flow_and_seq(void **state)
 	trace_worker_take(&tw, &f, &u);
 	assert_int_equal(tw.complete, 3);
 	assert_int_equal(tw.offered, 3);
+	assert_int_equal(trace_keep(one, 1, 2), 3);
 	assert_int_equal(tw.nrecs, 2);
 	assert_int_equal(tw.stage[2].count, 3);
 	assert_int_equal(tw.stage[2].min, 7000);
@@ -312,7 +313,7 @@ static void t_records_match_transactions_by_flow_and_seq(void **state)
 			out = i;
 	for (i = 0; i < 2; i++)
 		assert_true(tw.recs[i].seq != seqs[out]);
-	free(tw.recs);
+	trace_worker_free(&tw);
 }
 
 /*
@@ -384,40 +385,92 @@ static int cmp_u64(const void *pa, const void *pb)
  * Bottom-k exactly: of 4000 transactions offered to 100 places, those
  * kept are the 100 of lowest priority, each still holding its own
  * record (span and sequence number together), and the 10 slowest
- * places hold the 10 longest.
+ * places hold the 10 longest. Offered from the highest priority down,
+ * the worst order: each one displaces the highest kept.
  */
+struct by_prio { uint64_t prio, seq; };
+
+static int by_prio_desc(const void *pa, const void *pb)
+{
+	const struct by_prio *a = pa, *b = pb;
+
+	return a->prio > b->prio ? -1 : a->prio < b->prio;
+}
+
 static void t_kept_are_exactly_the_lowest_priorities(void **state)
 {
-	uint64_t prio[4000], span, seq;
-	struct trace_worker w;
+	uint64_t prio[4000], seq, low = 0;
+	struct trace_worker w, *one[1] = { &w };
+	struct by_prio order[4000];
 	struct merged m = { 0 };
-	long i;
+	long i, j;
 
 	memset(&w, 0, sizeof(w));
 	w.side = NS_CLIENT;
 	w.max_recs = 100;
 	w.max_slow = 10;
 	for (seq = 0; seq < 4000; seq++) {
-		/* Spans in no order; 3999 - seq for the 10 longest. */
-		span = (seq * 7919) % 4000;
-		m.total = span;
-		trace_worker_account(&w, MERGE_OK, &m, 1, seq, 0);
 		prio[seq] = trace_rec_priority(NS_CLIENT, 1, seq, 0);
+		order[seq] = (struct by_prio){ prio[seq], seq };
 	}
+	qsort(order, 4000, sizeof(*order), by_prio_desc);
+	for (i = 0; i < 4000; i++) {
+		seq = order[i].seq;
+		/* Spans 0..3999 in no order (7919 is prime). */
+		m.total = (seq * 7919) % 4000;
+		trace_worker_account(&w, MERGE_OK, &m, 1, seq, 0);
+		/* At every step the 100 lowest so far: the last offered. */
+		for (j = 0, low = 0; i >= 99 && j < w.nrecs; j++)
+			low += w.recs[j].prio <= order[i - 99].prio;
+		assert_int_equal(low, i >= 99 ? 100 : 0);
+	}
+	low = 0;
 	qsort(prio, 4000, sizeof(*prio), cmp_u64);
-	assert_int_equal(w.nrecs, 100);
 	for (i = 0; i < w.nrecs; i++) {
-		assert_true(w.recs[i].prio <= prio[99]);
+		low += w.recs[i].prio <= prio[99];
 		assert_int_equal(w.recs[i].prio,
 				 trace_rec_priority(NS_CLIENT, 1,
 						    w.recs[i].seq, 0));
 		assert_int_equal(w.recs[i].span, (w.recs[i].seq * 7919) % 4000);
 	}
+	assert_int_equal(low, 100);
 	assert_int_equal(w.nslow, 10);
 	for (i = 0; i < w.nslow; i++) {
 		assert_true(w.slow[i].span >= 3990);
 		assert_int_equal(w.slow[i].span, (w.slow[i].seq * 7919) % 4000);
 	}
+	/* No more than the limit: all stay, in sequence order. */
+	assert_int_equal(trace_keep(one, 1, 100), 4000);
+	assert_int_equal(w.nrecs, 100);
+	for (i = 0; i < w.nrecs; i++) {
+		assert_true(w.recs[i].prio <= prio[99]);
+		assert_false(w.recs[i].slowest);
+		if (i)
+			assert_true(w.recs[i].seq > w.recs[i - 1].seq);
+	}
+	trace_worker_free(&w);
+}
+
+/*
+ * tcp_crr names a transaction by its connection's port: one port, one
+ * priority for all. A tie does not displace what is kept: the first
+ * 100 stay.
+ */
+static void t_ties_keep_the_earlier(void **state)
+{
+	struct trace_worker w;
+	struct merged m = { 0 };
+	long i;
+
+	memset(&w, 0, sizeof(w));
+	w.side = NS_CLIENT_CRR;
+	w.max_recs = 100;
+	for (i = 0; i < 1000; i++)
+		trace_worker_account(&w, MERGE_OK, &m, 1, i, 5);
+	assert_int_equal(w.offered, 1000);
+	assert_int_equal(w.nrecs, 100);
+	for (i = 0; i < 100; i++)
+		assert_true(w.recs[i].seq < 100);
 	trace_worker_free(&w);
 }
 
@@ -529,6 +582,7 @@ int main(void)
 		cmocka_unit_test(t_records_match_transactions_by_flow_and_seq),
 		cmocka_unit_test(t_both_ends_keep_the_same_sample),
 		cmocka_unit_test(t_kept_are_exactly_the_lowest_priorities),
+		cmocka_unit_test(t_ties_keep_the_earlier),
 		cmocka_unit_test(t_the_slowest_are_kept),
 	};
 
