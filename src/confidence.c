@@ -38,10 +38,15 @@ double confidence_width_percent(const double *x, int n, int level)
 	double m = mean_of(x, n), ss = 0, sd;
 	int i;
 
-	if (n < 2 || m == 0 || (level != 95 && level != 99))
+	if (n < 2 || (level != 95 && level != 99))
 		return -1;
 	for (i = 0; i < n; i++)
 		ss += (x[i] - m) * (x[i] - m);
 	sd = sqrt(ss / (n - 1));
+	/* No spread: no width, even about 0 (a stage that is always 0). */
+	if (sd == 0)
+		return 0;
+	if (m == 0)
+		return -1;
 	return 2 * t_crit(level, n - 1) * sd / sqrt(n) / fabs(m) * 100;
 }

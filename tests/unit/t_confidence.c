@@ -37,12 +37,15 @@ static void t_more_samples_narrow_it_and_99_widens_it(void **state)
 
 static void t_undefined_cases(void **state)
 {
-	double x[] = { 5, 5 }, z[] = { 0, 0 };
+	double x[] = { 5, 5 }, z[] = { 0, 0 }, about0[] = { -1, 1 };
 
 	assert_true(confidence_width_percent(x, 1, 95) == -1);
-	assert_true(confidence_width_percent(z, 2, 95) == -1);
 	assert_true(confidence_width_percent(x, 2, 90) == -1);
 	assert_true(confidence_width_percent(x, 2, 99) == 0);
+	/* A stage that is always 0 has no spread: no width. */
+	assert_true(confidence_width_percent(z, 2, 95) == 0);
+	/* Spread about a zero mean: no width relative to it. */
+	assert_true(confidence_width_percent(about0, 2, 95) == -1);
 }
 
 int main(void)
