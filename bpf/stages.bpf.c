@@ -47,6 +47,16 @@ const volatile __u8 hist_mode;		/* --trace=hist: no records */
  */
 const volatile __u32 sample;
 const volatile __u32 inflight;
+/*
+ * Records of tcp_rr without the recv and send length hooks, which then
+ * are not attached (four program runs a transaction fewer): messages
+ * are numbered by write_seq as they enter TCP, a client's record goes
+ * at its response's DATA_READY, a server's at its response's DEV_XMIT,
+ * and RECV_RET is the worker's own stamp. Not with --trace=hist (it
+ * times RECV_RET and SEND_RET in BPF), --trace-sched (a record takes
+ * the reader's wake-up, which comes after DATA_READY) or sampling.
+ */
+const volatile __u8 lean;
 const volatile __u32 observe_tgid;	/* observe: the server's process */
 /* observe: its network namespace; tracepoints see every namespace's */
 const volatile __u32 observe_netns;
@@ -796,6 +806,18 @@ static __always_inline void udp_read(const struct sock *sk, struct ns_sk *st)
 	st->udp_head++;
 }
 
+/*
+ * lean, a client: its response m is queued and the reader woken, the
+ * last kernel boundary of its transaction: hand it over now. Its worker
+ * matches it to its own stamps when it has read the response.
+ */
+static __always_inline void lean_rx_done(struct ns_sk *st, __u32 m)
+{
+	count_done(NS_CLIENT);
+	emit(st, m);
+	st->rx_msgs = m + 1;
+}
+
 /* TCP: the first wake-up after each unread message's TCP_RX. */
 SEC("tp_btf/sk_data_ready")
 int BPF_PROG(sk_data_ready, const struct sock *sk)
@@ -819,6 +841,9 @@ int BPF_PROG(sk_data_ready, const struct sock *sk)
 		return 0;
 	}
 	m = st->rx_msgs;
+	/* lean: a message that never got TCP_RX holds rx_msgs back. */
+	if (lean && ns_diff(st->rx_seen, m) > NS_SLOTS)
+		m = st->rx_seen - NS_SLOTS;
 	for (i = 0; i < NS_SLOTS && ns_diff(m, st->rx_seen) < 0; i++, m++) {
 		sl = slot(st, m);
 		if (!sl[NS_K_TCP_RX] || sl[NS_K_DATA_READY])
@@ -826,6 +851,8 @@ int BPF_PROG(sk_data_ready, const struct sock *sk)
 		if (!now)
 			now = bpf_ktime_get_ns();
 		sl[NS_K_DATA_READY] = now;
+		if (lean && !NS_IS_SERVER(st->side))
+			lean_rx_done(st, m);
 	}
 	return 0;
 }
@@ -1027,6 +1054,40 @@ static __always_inline int obs_send(const struct sock *sk, struct ns_sk *st)
 }
 
 /*
+ * lean: the message a send begins is its first byte's offset from the
+ * first send since registration, by message size; a send in the middle
+ * of a message stamps nothing. A server answering request m has read
+ * it whole.
+ */
+static __always_inline int lean_send(const struct sock *sk, struct ns_sk *st)
+{
+	struct tcp_sock *tp = bpf_skc_to_tcp_sock((void *)sk);
+	__u32 size = tx_size[st->side & 1], off, m;
+	__u64 *sl;
+
+	if (!tp || !size)
+		return 0;
+	if (!st->tx_based) {
+		st->tx_base = tp->write_seq;
+		st->tx_based = 1;
+	}
+	off = tp->write_seq - st->tx_base;
+	if (off % size)
+		return 0;
+	m = off / size;
+	if (NS_IS_SERVER(st->side) && ns_diff(m + 1, st->rx_msgs) > 0)
+		st->rx_msgs = m + 1;
+	st->tx_msgs = m;
+	sl = slot(st, m);
+	if (sl[NS_K_TCP_SEND])
+		return 0;
+	sl[NS_K_TCP_SEND] = bpf_ktime_get_ns();
+	st->tx_seq[NS_SLOT(m)] = tp->write_seq;
+	st->tx_begun = m + 1;
+	return 0;
+}
+
+/*
  * Inside tcp_sendmsg_locked, before it copies: write_seq is where the
  * bytes go. The first call of a message notes its first byte's number.
  */
@@ -1044,6 +1105,8 @@ int BPF_PROG(tcp_sendmsg_locked, const struct sock *sk, const struct msghdr *msg
 	st = lookup(sk);
 	if (NS_IS_OBS(side))
 		return st ? obs_send(sk, st) : obs_forward(sk);
+	if (lean)
+		return st ? lean_send(sk, st) : 0;
 	if (!st || st->tx_bytes || !sampled(st->tx_msgs))
 		return 0;
 	tp = bpf_skc_to_tcp_sock((void *)sk);
@@ -1087,6 +1150,23 @@ static __always_inline int handed_over(const struct ns_sk *st, __u32 m)
 }
 
 /*
+ * lean, a server: its responses first..first+n went to the device, the
+ * last kernel boundary of each transaction: hand them over. A later
+ * hand-off of their bytes falls before tx_xmit and finds none.
+ */
+static __always_inline void lean_xmit(struct ns_sk *st, __u32 first, __u32 n,
+				      __u64 now)
+{
+	__u32 i;
+
+	for (i = 0; i < NS_SLOTS && i < n; i++) {
+		slot(st, first + i)[NS_K_DEV_XMIT] = now;
+		count_done(NS_SERVER);
+		emit(st, first + i);
+	}
+}
+
+/*
  * TCP: the hand-off of the packet that carries a message's first byte.
  * Messages go out in order. With tcp_sendmsg_locked, tx_xmit is the
  * first of those that entered TCP still waiting; without it, the
@@ -1119,6 +1199,10 @@ static __always_inline void tcp_xmit(const struct sk_buff *skb,
 	if (!n)
 		return;
 	now = bpf_ktime_get_ns();
+	if (lean && NS_IS_SERVER(st->side)) {
+		lean_xmit(st, first, n, now);
+		return;
+	}
 	/* A hand-off after the record went leaves the slot clean. */
 	for (i = 0; i < NS_SLOTS && i < n; i++)
 		if (!handed_over(st, first + i) && sampled(first + i))

@@ -233,7 +233,7 @@ struct ns_sk {
 	unsigned char rx_open;	/* a request began and no response yet */
 	unsigned char tx_open;	/* a response began, its record not sent */
 	unsigned char late;	/* met mid-stream: wait for a response */
-	unsigned char pad0;
+	unsigned char tx_based;	/* lean: tx_base is set */
 	/* storage BPF made: the connection's client port, for the records */
 	unsigned short port;
 	unsigned short pad3;
@@ -244,7 +244,8 @@ struct ns_sk {
 	unsigned int tx_xmit;	/* first of those not handed to a device */
 	unsigned int rx_bytes;	/* of the inbound message so far */
 	unsigned int tx_bytes;	/* of the outbound message so far */
-	unsigned int pad1;
+	/* lean: write_seq of the first message sent after registration */
+	unsigned int tx_base;
 	/* TCP sequence number of each outbound message's first byte */
 	unsigned int tx_seq[NS_SLOTS];
 	/* K stamps by message: slot m % NS_SLOTS, by enum ns_kboundary */

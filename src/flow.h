@@ -27,6 +27,7 @@ struct flow {
 	uint64_t t_connect;	/* tcp_crr client, --trace: connection began */
 	uint64_t t_app_send;	/* tcp_crr client, --trace: request's send */
 	uint64_t t_accept;	/* tcp_crr server, --trace: accept() returned */
+	uint64_t t_recv;	/* rr server, --trace: the request was whole */
 	uint64_t tr_seq;	/* --trace: transactions, as BPF numbers them */
 	uint64_t sw_tx;		/* --timestamping: kernel TX stamp of the send */
 	uint64_t sw_rx;		/* --timestamping: kernel RX stamp of the recv */

@@ -349,6 +349,8 @@ static void *worker_main(void *arg)
 	} else {
 		epoll_loop(w);
 	}
+	if (w->tw)
+		trace_worker_end(w->tw);
 	final_snapshot(w);
 	worker_finish(w);
 	return NULL;

@@ -9,12 +9,28 @@
 #include "collect.h"
 #include "tracer.h"
 
+void trace_worker_wait(struct trace_worker *tw, const struct ns_krecord *rec)
+{
+	if (tw->nearly == TRACE_WAITING) {
+		memmove(tw->early, tw->early + 1,
+			(TRACE_WAITING - 1) * sizeof(*tw->early));
+		tw->nearly--;
+	}
+	tw->early[tw->nearly++] = *rec;
+}
+
 static int on_record(void *ctx, void *data, size_t size)
 {
 	struct trace_worker *tw = ctx;
+	struct ns_krecord rec;
 
 	if (size < sizeof(tw->rec))
 		return 0;
+	if (tw->lean) {
+		memcpy(&rec, data, sizeof(rec));
+		trace_worker_wait(tw, &rec);
+		return 0;
+	}
 	/* More than one record per transaction: the earlier is lost. */
 	if (tw->have)
 		tw->norecord++;
@@ -64,6 +80,11 @@ int trace_worker_init(struct trace_worker *tw, struct tracer *t, int id,
 	tw->side = side;
 	tw->id = id;
 	tw->no_tcp_send = !tracer_has_tcp_send(t);
+	tw->lean = tracer_lean(t);
+	if (tw->lean) {
+		tw->early = xcalloc(TRACE_WAITING, sizeof(*tw->early));
+		tw->late = xcalloc(TRACE_WAITING, sizeof(*tw->late));
+	}
 	tw->max_recs = max_recs;
 	tw->max_slow = max_recs * TRACE_SLOWEST_PCT / 100;
 	for (i = 0; i < NS_MAX_STAGES; i++)
@@ -229,6 +250,95 @@ struct trace_rec *trace_worker_account(struct trace_worker *tw,
 	return sampled ? keep(tw, &rec) : NULL;
 }
 
+/* Merge a transaction's record with its stamps, and account it. */
+static void merge_rec(struct trace_worker *tw, struct flow *f,
+		      const struct ns_krecord *rec, const struct ustamps *u)
+{
+	enum merge_result r;
+	struct ustamps us = *u;
+	struct merged m;
+	int i;
+
+	us.no_tcp_send = tw->no_tcp_send;
+	r = merge_transaction(tw->side, rec, &us, &m);
+	/* tcp_crr: BPF knows each connection's client port; f does not. */
+	trace_worker_account(tw, r, &m, f->id, rec->seq,
+			     rec->port ? rec->port : f->port);
+	if (r != MERGE_OK)
+		return;
+	/* The flow's interval sums, for the stage columns of samples.csv. */
+	f->st_count++;
+	for (i = 0; i < stage_count(tw->side); i++)
+		f->st_sum[i] += m.stage[i];
+}
+
+/* Lean: the waiting record of flow f's transaction seq, taken; or -1. */
+static int take_early(struct trace_worker *tw, const struct flow *f,
+		      uint64_t seq, struct ns_krecord *rec)
+{
+	int i;
+
+	for (i = 0; i < tw->nearly; i++) {
+		if (tw->early[i].flow_id != (uint32_t)f->id ||
+		    tw->early[i].seq != (uint32_t)seq)
+			continue;
+		*rec = tw->early[i];
+		tw->early[i] = tw->early[--tw->nearly];
+		return 0;
+	}
+	return -1;
+}
+
+/* Lean: transactions that waited get the records that came since. */
+static void settle_late(struct trace_worker *tw)
+{
+	struct ns_krecord rec;
+	int i = 0;
+
+	while (i < tw->nlate) {
+		struct trace_late *l = &tw->late[i];
+
+		if (take_early(tw, l->f, l->seq, &rec)) {
+			i++;
+			continue;
+		}
+		merge_rec(tw, l->f, &rec, &l->u);
+		*l = tw->late[--tw->nlate];
+	}
+}
+
+void trace_worker_take_lean(struct trace_worker *tw, struct flow *f,
+			    const struct ustamps *u)
+{
+	uint64_t seq = f->tr_seq++;
+	struct ns_krecord rec;
+
+	if (tw->nlate)
+		settle_late(tw);
+	if (!take_early(tw, f, seq, &rec)) {
+		merge_rec(tw, f, &rec, u);
+		return;
+	}
+	if (tw->nlate == TRACE_WAITING) {
+		tw->norecord++;
+		memmove(tw->late, tw->late + 1,
+			(TRACE_WAITING - 1) * sizeof(*tw->late));
+		tw->nlate--;
+	}
+	tw->late[tw->nlate++] = (struct trace_late){ f, seq, *u };
+}
+
+void trace_worker_end(struct trace_worker *tw)
+{
+	if (!tw->lean)
+		return;
+	if (tw->rb)
+		ring_buffer__consume(tw->rb);
+	settle_late(tw);
+	tw->norecord += tw->nlate;
+	tw->nlate = 0;
+}
+
 static void done(struct trace_worker *tw, struct flow *f,
 		 const struct ustamps *u)
 {
@@ -238,7 +348,10 @@ static void done(struct trace_worker *tw, struct flow *f,
 		return;
 	}
 	ring_buffer__consume(tw->rb);
-	trace_worker_take(tw, f, u);
+	if (tw->lean)
+		trace_worker_take_lean(tw, f, u);
+	else
+		trace_worker_take(tw, f, u);
 }
 
 void trace_worker_done(struct trace_worker *tw, struct flow *f,
@@ -265,11 +378,6 @@ void trace_worker_drop(struct trace_worker *tw)
 void trace_worker_take(struct trace_worker *tw, struct flow *f,
 		       const struct ustamps *u)
 {
-	enum merge_result r;
-	struct ustamps us;
-	struct merged m;
-	int i;
-
 	if (!tw->have || (tw->rec.flow_id != (uint32_t)f->id &&
 			  tw->rec.flow_id != NS_NO_FLOW)) {
 		tw->norecord++;
@@ -286,18 +394,7 @@ void trace_worker_take(struct trace_worker *tw, struct flow *f,
 	if (tw->rec.flow_id == NS_NO_FLOW)
 		tw->rec.seq = f->tr_seq;
 	f->tr_seq = tw->rec.seq + 1;
-	us = *u;
-	us.no_tcp_send = tw->no_tcp_send;
-	r = merge_transaction(tw->side, &tw->rec, &us, &m);
-	/* tcp_crr: BPF knows each connection's client port; f does not. */
-	trace_worker_account(tw, r, &m, f->id, tw->rec.seq,
-			     tw->rec.port ? tw->rec.port : f->port);
-	if (r != MERGE_OK)
-		return;
-	/* The flow's interval sums, for the stage columns of samples.csv. */
-	f->st_count++;
-	for (i = 0; i < stage_count(tw->side); i++)
-		f->st_sum[i] += m.stage[i];
+	merge_rec(tw, f, &tw->rec, u);
 }
 
 static int by_flow_seq(const void *pa, const void *pb)
@@ -408,6 +505,10 @@ uint64_t trace_keep(struct trace_worker **tw, int n, long max)
 void trace_worker_free(struct trace_worker *tw)
 {
 	ring_buffer__free(tw->rb);
+	free(tw->early);
+	free(tw->late);
+	tw->early = NULL;
+	tw->late = NULL;
 	free(tw->recs);
 	free(tw->rheap);
 	free(tw->slow);

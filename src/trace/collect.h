@@ -37,6 +37,15 @@ struct trace_rec {
 	char held_comm[16];
 };
 
+/* Lean records: a transaction whose record has not come yet. */
+struct trace_late {
+	struct flow *f;
+	uint64_t seq;
+	struct ustamps u;
+};
+/* Records, and transactions, that wait at most. */
+#define TRACE_WAITING 256
+
 /* A kept record's place, in a heap by key (the largest first). */
 struct trace_slot {
 	uint64_t key;
@@ -53,6 +62,18 @@ struct trace_worker {
 	uint64_t cost_ns, cost_n;	/* merges timed, and their time */
 	struct ns_krecord rec;	/* the record read last */
 	int have;
+	/*
+	 * Lean records (tracer_lean()) come at the last kernel boundary,
+	 * which may be before the worker is done with the transaction
+	 * (several flows, --burst) or after (a response held back): those
+	 * read early wait in `early`, transactions done before their record
+	 * came in `late`, each matched by flow and sequence number.
+	 */
+	int lean;
+	struct ns_krecord *early;
+	int nearly;
+	struct trace_late *late;
+	int nlate;
 	uint64_t complete;
 	uint64_t missing;	/* a kernel boundary was not seen */
 	uint64_t disorder;	/* boundaries out of time order */
@@ -95,6 +116,11 @@ int trace_worker_init(struct trace_worker *tw, struct tracer *t, int id,
  */
 void trace_worker_done(struct trace_worker *tw, struct flow *f,
 		       const struct ustamps *u);
+/*
+ * The worker is done: the records still to come are read, and the
+ * transactions that never got theirs are counted as such.
+ */
+void trace_worker_end(struct trace_worker *tw);
 void trace_worker_free(struct trace_worker *tw);
 /*
  * After the run (no record is accounted after it): the workers' kept
@@ -125,6 +151,18 @@ void trace_worker_drop(struct trace_worker *tw);
  */
 void trace_worker_take(struct trace_worker *tw, struct flow *f,
 		       const struct ustamps *u);
+/*
+ * Lean records: a record read (the oldest waiting gives way), and the
+ * transaction on f just completed. BPF numbers a flow's messages from
+ * its registration, as f->tr_seq does: the record of that number is
+ * this transaction's, whenever it comes. One that has not come yet
+ * waits for it; the oldest waiting gives way, counted as without a
+ * record. trace_worker_done reads the ring and calls them; the unit
+ * tests call them directly.
+ */
+void trace_worker_wait(struct trace_worker *tw, const struct ns_krecord *rec);
+void trace_worker_take_lean(struct trace_worker *tw, struct flow *f,
+			    const struct ustamps *u);
 /*
  * Account one merge result; exposed for the unit tests. The record kept
  * for --trace-records, or NULL (incomplete, or past the limit).

@@ -152,6 +152,8 @@ enum merge_result merge_transaction(enum ns_side side,
 	m->b[NS_B_APP_DONE] = u->app_done;
 	m->b[NS_B_CONNECT] = u->connect;
 	m->b[NS_B_ACCEPT_RET] = u->accept_ret;
+	if (u->recv_ret)
+		m->b[NS_B_RECV_RET] = u->recv_ret;
 	m->sw_tx = u->sw_tx;
 	m->sw_rx = u->sw_rx;
 	if (u->no_tcp_send)

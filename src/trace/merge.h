@@ -31,6 +31,8 @@ struct ustamps {
 	uint64_t sw_tx, sw_rx;	/* --timestamping: the kernel's own stamps */
 	uint64_t connect;	/* tcp_crr client: the connection began */
 	uint64_t accept_ret;	/* tcp_crr server: accept() returned */
+	/* lean records (tracer_lean()): RECV_RET is the worker's, not BPF's */
+	uint64_t recv_ret;
 	/*
 	 * The kernel has no tcp_sendmsg_locked tracepoint: TCP_SEND
 	 * collapses onto DEV_XMIT (tcp_tx is 0), as UDP's send has none.

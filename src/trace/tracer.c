@@ -89,6 +89,7 @@ struct tracer {
 	int nworkers;
 	enum ns_side side;	/* without NS_SCHED_BIT: what BPF sees */
 	int sched;		/* --trace-sched */
+	int lean;		/* without the recv and send length hooks */
 	int missing[H_COUNT];	/* the kernel lacks its tracepoint */
 	int stamp_fd;		/* keeps the kernel stamping packets */
 	double entry_ns;	/* entering one program run; -1 unknown */
@@ -170,6 +171,19 @@ static int find_missing(struct tracer *t, char *why, size_t len)
 	return 0;
 }
 
+/*
+ * Records of tcp_rr can go without the recv and send length hooks
+ * (bpf/stages.bpf.c, `lean`) where nothing else needs them.
+ * NETSTAGE_BENCH_FULL_HOOKS=1 keeps them, for bench/overhead.sh.
+ */
+static int can_be_lean(const struct tracer *t, const struct tracer_cfg *cfg)
+{
+	return !cfg->hist_mode && !t->sched && cfg->sample <= 1 &&
+	       !NS_IS_OBS(t->side) && !NS_IS_UDP(t->side) &&
+	       !NS_IS_CRR(t->side) && !t->missing[H_TCP_SEND] &&
+	       !getenv("NETSTAGE_BENCH_FULL_HOOKS");
+}
+
 static struct stages_bpf *open_with(const struct tracer *t,
 				    const struct tracer_cfg *cfg,
 				    int fentry, int *err)
@@ -197,6 +211,7 @@ static struct stages_bpf *open_with(const struct tracer *t,
 	skel->rodata->observe_tgid = cfg->observe_tgid;
 	skel->rodata->observe_netns = cfg->observe_netns;
 	skel->rodata->no_tcp_send = t->missing[H_TCP_SEND];
+	skel->rodata->lean = t->lean;
 	/* bench/overhead.sh: the cost of entering the programs alone. */
 	skel->rodata->empty = getenv("NETSTAGE_BENCH_EMPTY_BPF") != NULL;
 	for (i = 0; i < ARRAY_SIZE(hooks); i++) {
@@ -222,6 +237,17 @@ static struct stages_bpf *open_with(const struct tracer *t,
 	return skel;
 }
 
+/*
+ * Is hook i's program attached? In lean mode the length hooks are
+ * loaded (calibrate_entry() attaches one for a moment) but not.
+ */
+static int attached(const struct tracer *t, size_t i)
+{
+	if (t->lean && (i == H_RECV || i == H_SEND))
+		return 0;
+	return used(&hooks[i], t->side, t->sched);
+}
+
 static int attach(struct tracer *t, int fentry, char *why, size_t len)
 {
 	size_t i, n = 0;
@@ -231,7 +257,7 @@ static int attach(struct tracer *t, int fentry, char *why, size_t len)
 		const char *prog = fentry && h->fentry ? h->fentry : h->tp_btf;
 		struct bpf_program *p;
 
-		if (!used(h, t->side, t->sched))
+		if (!attached(t, i))
 			continue;
 		if (t->missing[i]) {
 			n += snprintf(t->hooks + n, sizeof(t->hooks) - n,
@@ -358,7 +384,7 @@ static double calibrate_entry(struct tracer *t)
 	struct bpf_link *l;
 	double base, with;
 
-	if (!t->links[H_RECV])
+	if (bpf_program__fd(t->skel->progs.sock_recv_length) < 0)
 		return -1;
 	base = empty_recv_ns(t->stamp_fd);
 	l = bpf_program__attach(t->skel->progs.sock_recv_length);
@@ -421,6 +447,7 @@ struct tracer *tracer_open(const struct tracer_cfg *cfg, char *why,
 	}
 	if (find_missing(t, why, len))
 		goto fail;
+	t->lean = can_be_lean(t, cfg);
 	/* fentry where the kernel allows it, else the tracepoints. */
 	t->skel = open_with(t, cfg, 1, &err);
 	if (!t->skel) {
@@ -497,6 +524,11 @@ int tracer_ring_fd(struct tracer *t, int worker)
 const char *tracer_hooks(const struct tracer *t)
 {
 	return t->hooks;
+}
+
+int tracer_lean(const struct tracer *t)
+{
+	return t->lean;
 }
 
 const char *tracer_note(const struct tracer *t)

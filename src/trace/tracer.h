@@ -59,6 +59,12 @@ int tracer_register_thread(struct tracer *t, int worker);
 int tracer_ring_fd(struct tracer *t, int worker);
 /* "hook:mechanism,..." for trace_hooks= ("none": the kernel lacks it) */
 const char *tracer_hooks(const struct tracer *t);
+/*
+ * Lean records (bpf/stages.bpf.c): no recv or send length hooks; a
+ * record may reach the ring before its transaction ends in user space,
+ * or after, and RECV_RET is the worker's stamp (ustamps.recv_ret).
+ */
+int tracer_lean(const struct tracer *t);
 /* What tracing goes without on this kernel, in a line; NULL: nothing. */
 const char *tracer_note(const struct tracer *t);
 /* Is TCP_SEND stamped? Without it the merge collapses it (merge.h). */

@@ -59,6 +59,10 @@ static void traced(struct worker *w, struct flow *f, uint64_t done)
 		.connect = f->t_connect, .accept_ret = f->t_accept,
 	};
 
+	/* Lean records: the clock read that found the message whole. */
+	if (w->tw->lean)
+		u.recv_ret = w->rs->is_client ? done : f->t_recv;
+
 	trace_worker_done(w->tw, f, &u);
 }
 
@@ -196,6 +200,7 @@ static void message_received(struct worker *w, struct flow *f)
 		}
 	} else if (w->tw) {
 		now = now_ns();	/* the server's APP_SEND */
+		f->t_recv = now;
 	}
 	rr_begin_send(w, f, now);
 }
@@ -597,7 +602,7 @@ void rr_run_blocking(struct worker *w, struct flow *f)
 		} else {
 			rc = recv_all(w, f);
 			if (w->tw)
-				f->t_send = now_ns();
+				f->t_recv = f->t_send = now_ns();
 			if (rc > 0)
 				rc = send_all(w, f);
 			if (rc > 0)

@@ -341,6 +341,54 @@ t_trace_across_a_veth_pair() {
 # pairing check fails if a record were one request off: the server's
 # transaction for request n+1 does not fit in the client's remote stage
 # of request n (response n left before request n+1 was answered).
+# tcp_rr records go without the recv and send length hooks: eight
+# program runs a transaction, not twelve. A client's record comes at its
+# response's DATA_READY, before its worker has read it; with eight flows
+# on one worker and four requests in flight on each, records of other
+# flows and of later requests wait for their own transaction, and each
+# transaction still gets its own record. RECV_RET is then the worker's
+# stamp: the clock read that found the message whole.
+t_trace_lean_records_match_their_transactions() {
+	need_root
+	local side opt
+
+	ns tcp_rr --local -l 2 -q -F 8 -T 1 --burst 4 --trace \
+		--trace-records=tr.csv --trace-max-records=1000000 > out 2> err
+	check_trace_counts out client
+	check_trace_counts out server
+	$CHECK_TRACE tr.csv tr.server.csv --results out
+	for side in client server; do
+		key out $side.trace_hooks | grep -vq 'sock_recv_length\|sock_send_length' ||
+			fail "$side: a length hook is attached"
+	done
+	python3 - tr.csv tr.server.csv <<'PY'
+import csv, sys
+for path, stamp in ((sys.argv[1], "APP_DONE"), (sys.argv[2], "APP_SEND")):
+    rows = list(csv.DictReader(open(path)))
+    assert len(rows) > 1000, (path, len(rows))
+    for r in rows:
+        assert r["RECV_RET"] == r[stamp], (path, r["seq"])
+        assert r["SEND_RET"] == "", (path, r["seq"])
+PY
+	ns tcp_rr --local -l 2 -q --trace > out 2> err
+	python3 - out <<'PY'
+import sys
+kv = dict(l.rstrip("\n").split("=", 1) for l in open(sys.argv[1]) if "=" in l)
+runs = float(kv["client.trace_cost_runs"])
+assert 8 <= runs < 9, runs
+PY
+	NETSTAGE_BENCH_FULL_HOOKS=1 ns tcp_rr --local -l 2 -q --trace > out 2> err
+	expect_eq "$(key out client.trace_cost_runs | cut -d. -f1)" 12 \
+		"runs with the length hooks"
+	# What needs them keeps them.
+	for opt in --trace=hist --trace-sched "--trace-sample 4"; do
+		ns tcp_rr --local -l 1 -q --trace $opt > out 2> err
+		key out client.trace_hooks |
+			grep -q 'sock_recv_length:tp_btf,.*sock_send_length:tp_btf' ||
+			fail "$opt: no length hooks"
+	done
+}
+
 t_trace_burst_matches_each_request() {
 	need_root
 	local e
@@ -640,13 +688,16 @@ t_trace_iterations_report_stage_p50_confidence() {
 	need_root
 	ns tcp_rr --local -l 1 -q --trace --iterations 2,2 > out 2> err
 	expect_eq "$(key out client.iterations_run)" 2 "tests run"
-	for s in send_call tcp_tx remote softirq_rx tcp_rx wakeup recv_call \
-		 to_app; do
+	for s in send_call tcp_tx remote softirq_rx tcp_rx wakeup recv_call; do
 		m=$(key out client.stage_${s}_p50_mean_us)
 		w=$(key out client.stage_${s}_p50_confidence_width_percent)
 		python3 -c "import sys; m, w = float('$m'), float('$w');
 sys.exit(0 if m > 0 and w >= 0 else 1)" || fail "$s: mean '$m' width '$w'"
 	done
+	# Lean records: RECV_RET is APP_DONE's clock read, to_app always 0.
+	expect_eq "$(key out client.stage_to_app_p50_mean_us)" 0.000 "to_app"
+	expect_eq "$(key out client.stage_to_app_p50_confidence_width_percent)" \
+		0.000 "to_app: no spread, no width"
 	# The server does not repeat its own analysis: the client decides.
 	! grep -q '^server.stage_wakeup_p50_mean_us=' out
 }

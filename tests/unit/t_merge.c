@@ -316,6 +316,74 @@ static void t_records_match_transactions_by_flow_and_seq(void **state)
 	trace_worker_free(&tw);
 }
 
+/* A lean client record of flow, seq: RECV_RET is the worker's. */
+static void lean_rec(struct ns_krecord *k, struct ustamps *u, uint32_t flow,
+		     uint32_t seq)
+{
+	client_txn(k, u);
+	k->t[NS_B_RECV_RET] = 0;
+	u->recv_ret = 16000;
+	k->flow_id = flow;
+	k->seq = seq;
+}
+
+/*
+ * Lean records come at the last kernel boundary: before their worker is
+ * done (other flows' and later requests'), or after. Each transaction
+ * gets the record of its own flow and number, whenever it comes; one
+ * that never comes is counted at the end.
+ */
+static void t_lean_records_wait_for_their_transaction(void **state)
+{
+	struct trace_worker tw;
+	struct flow f1 = { .id = 1 }, f2 = { .id = 2 };
+	struct ns_krecord k;
+	struct ustamps u = { 0 };
+	int i;
+
+	memset(&tw, 0, sizeof(tw));
+	tw.side = NS_CLIENT;
+	tw.lean = 1;
+	tw.early = calloc(TRACE_WAITING, sizeof(*tw.early));
+	tw.late = calloc(TRACE_WAITING, sizeof(*tw.late));
+	for (i = 0; i < NS_MAX_STAGES; i++)
+		hist_reset(&tw.stage[i]);
+	/* Read ahead, out of order: f2's first, f1's second and first. */
+	lean_rec(&k, &u, 2, 0);
+	trace_worker_wait(&tw, &k);
+	lean_rec(&k, &u, 1, 1);
+	k.t[NS_B_DEV_XMIT] = 3001;	/* tells f1's two apart */
+	trace_worker_wait(&tw, &k);
+	lean_rec(&k, &u, 1, 0);
+	trace_worker_wait(&tw, &k);
+	trace_worker_take_lean(&tw, &f1, &u);
+	trace_worker_take_lean(&tw, &f1, &u);
+	trace_worker_take_lean(&tw, &f2, &u);
+	assert_int_equal(tw.complete, 3);
+	assert_int_equal(tw.nearly, 0);
+	/* tcp_tx of f1's second: 1001 ns, the record of its number. */
+	assert_int_equal(tw.stage[1].max, 1001);
+	assert_int_equal(tw.stage[1].min, 1000);
+	/* to_app: RECV_RET is the worker's stamp, APP_DONE 1 us later. */
+	assert_int_equal(tw.stage[7].min, 1000);
+	/* f1's third is done before its record comes: it waits. */
+	trace_worker_take_lean(&tw, &f1, &u);
+	assert_int_equal(tw.complete, 3);
+	assert_int_equal(tw.nlate, 1);
+	lean_rec(&k, &u, 1, 2);
+	trace_worker_wait(&tw, &k);
+	/* f2's second comes never; f1's third is settled meanwhile. */
+	trace_worker_take_lean(&tw, &f2, &u);
+	assert_int_equal(tw.complete, 4);
+	assert_int_equal(tw.nlate, 1);
+	assert_int_equal(f1.tr_seq, 3);
+	assert_int_equal(f2.tr_seq, 2);
+	trace_worker_end(&tw);
+	assert_int_equal(tw.norecord, 1);
+	assert_int_equal(tw.nlate, 0);
+	trace_worker_free(&tw);
+}
+
 /*
  * --trace-max-records: both ends keep the same transactions (so their
  * records still join), as many as the limit, whatever the run's length,
@@ -580,6 +648,7 @@ int main(void)
 		cmocka_unit_test(t_blocking_io_has_no_epoll_stage),
 		cmocka_unit_test(t_no_tcp_send_hook_folds_tcp_tx_into_send_call),
 		cmocka_unit_test(t_records_match_transactions_by_flow_and_seq),
+		cmocka_unit_test(t_lean_records_wait_for_their_transaction),
 		cmocka_unit_test(t_both_ends_keep_the_same_sample),
 		cmocka_unit_test(t_kept_are_exactly_the_lowest_priorities),
 		cmocka_unit_test(t_ties_keep_the_earlier),
