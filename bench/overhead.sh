@@ -1,9 +1,10 @@
 #!/bin/bash
-# What tracing costs: tcp_rr transactions/s without --trace, with it,
-# with --trace-sched besides, with --trace=hist, sampled (--trace-sample
+# What tracing costs: tcp_rr transactions/s without --trace, with it
+# (lean records), with the recv and send length hooks kept (full), with
+# --trace-sched besides, with --trace=hist, sampled (--trace-sample
 # N, default 100), and with
 # the same programs attached but returning at once (the floor: entering
-# them), alternating run by run in one invocation, at 1 flow and at
+# them; twelve, and lean records' eight), alternating run by run in one invocation, at 1 flow and at
 # -F 4 -T 2, against bpftrace counting four of the same tracepoints as a
 # reference; and the client's p50 latency traced against untraced.
 #
@@ -115,6 +116,10 @@ for flows in 1 4; do
 	for i in $(seq "$REPS"); do
 		run "F$flows.untraced" $args
 		run "F$flows.traced" $args --trace
+		# tcp_rr records with the recv and send length hooks (lean
+		# records go without them: docs/stages.md).
+		[ "$WL" = tcp_rr ] && NETSTAGE_BENCH_FULL_HOOKS=1 \
+			run "F$flows.full" $args --trace
 		run "F$flows.hist" $args --trace=hist
 		run "F$flows.sched" $args --trace --trace-sched
 		[ "$WL" = tcp_rr ] &&
@@ -122,6 +127,9 @@ for flows in 1 4; do
 				--trace-sample "$SAMPLE"
 		# The floor: the same programs attached, each returning at once.
 		NETSTAGE_BENCH_EMPTY_BPF=1 run "F$flows.empty" $args --trace=hist
+		# ... and the eight of lean records.
+		[ "$WL" = tcp_rr ] && NETSTAGE_BENCH_EMPTY_BPF=1 \
+			run "F$flows.empty_lean" $args --trace
 		[ $have_bpftrace = 1 ] && [ $flows = 1 ] && [ $WL = tcp_rr ] &&
 			with_bpftrace "F$flows.bpftrace" $args
 		if [ $flows = 1 ]; then
@@ -144,7 +152,8 @@ echo
 python3 - "$OUT" <<'EOF'
 import json, statistics, sys
 out = sys.argv[1]
-MODES = ("traced", "sched", "hist", "sampled", "empty", "bpftrace")
+MODES = ("traced", "full", "sched", "hist", "sampled", "empty", "empty_lean",
+         "bpftrace")
 
 
 def read_runs(path):

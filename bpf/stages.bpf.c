@@ -53,8 +53,8 @@ const volatile __u32 inflight;
  * are numbered by write_seq as they enter TCP, a client's record goes
  * at its response's DATA_READY, a server's at its response's DEV_XMIT,
  * and RECV_RET is the worker's own stamp. Not with --trace=hist (it
- * times RECV_RET and SEND_RET in BPF), --trace-sched (a record takes
- * the reader's wake-up, which comes after DATA_READY) or sampling.
+ * times RECV_RET and SEND_RET in BPF) or --trace-sched (a record takes
+ * the reader's wake-up, which comes after DATA_READY).
  */
 const volatile __u8 lean;
 const volatile __u32 observe_tgid;	/* observe: the server's process */
@@ -813,7 +813,6 @@ static __always_inline void udp_read(const struct sock *sk, struct ns_sk *st)
  */
 static __always_inline void lean_rx_done(struct ns_sk *st, __u32 m)
 {
-	count_done(NS_CLIENT);
 	emit(st, m);
 	st->rx_msgs = m + 1;
 }
@@ -1056,13 +1055,15 @@ static __always_inline int obs_send(const struct sock *sk, struct ns_sk *st)
 /*
  * lean: the message a send begins is its first byte's offset from the
  * first send since registration, by message size; a send in the middle
- * of a message stamps nothing. A server answering request m has read
- * it whole.
+ * of a message stamps nothing. Every message, timed or not, moves on
+ * what is known read: a server answering request m has read it whole,
+ * and a client sending request m has read every response but the
+ * `inflight` - 1 before it.
  */
 static __always_inline int lean_send(const struct sock *sk, struct ns_sk *st)
 {
 	struct tcp_sock *tp = bpf_skc_to_tcp_sock((void *)sk);
-	__u32 size = tx_size[st->side & 1], off, m;
+	__u32 size = tx_size[st->side & 1], off, m, read;
 	__u64 *sl;
 
 	if (!tp || !size)
@@ -1075,14 +1076,22 @@ static __always_inline int lean_send(const struct sock *sk, struct ns_sk *st)
 	if (off % size)
 		return 0;
 	m = off / size;
-	if (NS_IS_SERVER(st->side) && ns_diff(m + 1, st->rx_msgs) > 0)
-		st->rx_msgs = m + 1;
+	/* A transaction per message sent (its end may not be seen). */
+	count_done(st->side & 1);
+	read = NS_IS_SERVER(st->side) ? m + 1 : m + 1 - inflight;
+	if (ns_diff(read, st->rx_msgs) > 0)
+		st->rx_msgs = read;
 	st->tx_msgs = m;
+	if (!sampled(m))
+		return 0;
 	sl = slot(st, m);
 	if (sl[NS_K_TCP_SEND])
 		return 0;
 	sl[NS_K_TCP_SEND] = bpf_ktime_get_ns();
 	st->tx_seq[NS_SLOT(m)] = tp->write_seq;
+	/* Sampled: the messages since the last one are not waited for. */
+	if (sample > 1)
+		st->tx_xmit = m;
 	st->tx_begun = m + 1;
 	return 0;
 }
@@ -1160,8 +1169,9 @@ static __always_inline void lean_xmit(struct ns_sk *st, __u32 first, __u32 n,
 	__u32 i;
 
 	for (i = 0; i < NS_SLOTS && i < n; i++) {
+		if (!sampled(first + i))
+			continue;
 		slot(st, first + i)[NS_K_DEV_XMIT] = now;
-		count_done(NS_SERVER);
 		emit(st, first + i);
 	}
 }

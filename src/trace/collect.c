@@ -11,12 +11,12 @@
 
 void trace_worker_wait(struct trace_worker *tw, const struct ns_krecord *rec)
 {
-	if (tw->nearly == TRACE_WAITING) {
-		memmove(tw->early, tw->early + 1,
-			(TRACE_WAITING - 1) * sizeof(*tw->early));
-		tw->nearly--;
-	}
-	tw->early[tw->nearly++] = *rec;
+	tw->fresh = 1;
+	/* Full: records no transaction claimed; any one gives way. */
+	if (tw->nearly == TRACE_WAITING)
+		tw->early[0] = *rec;
+	else
+		tw->early[tw->nearly++] = *rec;
 }
 
 static int on_record(void *ctx, void *data, size_t size)
@@ -289,21 +289,35 @@ static int take_early(struct trace_worker *tw, const struct flow *f,
 	return -1;
 }
 
-/* Lean: transactions that waited get the records that came since. */
+/* Lean: the i-th oldest transaction waiting for its record. */
+static struct trace_late *late_at(struct trace_worker *tw, int i)
+{
+	return &tw->late[(tw->late_head + i) % TRACE_WAITING];
+}
+
+/*
+ * Lean: transactions that waited get the records that came since; the
+ * ring then starts at the oldest still waiting.
+ */
 static void settle_late(struct trace_worker *tw)
 {
 	struct ns_krecord rec;
-	int i = 0;
+	struct trace_late *l;
+	int i;
 
-	while (i < tw->nlate) {
-		struct trace_late *l = &tw->late[i];
-
-		if (take_early(tw, l->f, l->seq, &rec)) {
-			i++;
+	if (!tw->fresh)
+		return;
+	tw->fresh = 0;
+	for (i = 0; i < tw->nlate; i++) {
+		l = late_at(tw, i);
+		if (!l->f || take_early(tw, l->f, l->seq, &rec))
 			continue;
-		}
 		merge_rec(tw, l->f, &rec, &l->u);
-		*l = tw->late[--tw->nlate];
+		l->f = NULL;
+	}
+	while (tw->nlate && !late_at(tw, 0)->f) {
+		tw->late_head = (tw->late_head + 1) % TRACE_WAITING;
+		tw->nlate--;
 	}
 }
 
@@ -313,29 +327,32 @@ void trace_worker_take_lean(struct trace_worker *tw, struct flow *f,
 	uint64_t seq = f->tr_seq++;
 	struct ns_krecord rec;
 
-	if (tw->nlate)
-		settle_late(tw);
+	settle_late(tw);
 	if (!take_early(tw, f, seq, &rec)) {
 		merge_rec(tw, f, &rec, u);
 		return;
 	}
+	/* The oldest waiting (never matched: settled ones are gone). */
 	if (tw->nlate == TRACE_WAITING) {
 		tw->norecord++;
-		memmove(tw->late, tw->late + 1,
-			(TRACE_WAITING - 1) * sizeof(*tw->late));
+		tw->late_head = (tw->late_head + 1) % TRACE_WAITING;
 		tw->nlate--;
 	}
-	tw->late[tw->nlate++] = (struct trace_late){ f, seq, *u };
+	*late_at(tw, tw->nlate++) = (struct trace_late){ f, seq, *u };
 }
 
 void trace_worker_end(struct trace_worker *tw)
 {
+	int i;
+
 	if (!tw->lean)
 		return;
 	if (tw->rb)
 		ring_buffer__consume(tw->rb);
+	tw->fresh = 1;
 	settle_late(tw);
-	tw->norecord += tw->nlate;
+	for (i = 0; i < tw->nlate; i++)
+		tw->norecord += late_at(tw, i)->f != NULL;
 	tw->nlate = 0;
 }
 

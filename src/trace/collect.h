@@ -70,10 +70,11 @@ struct trace_worker {
 	 * came in `late`, each matched by flow and sequence number.
 	 */
 	int lean;
-	struct ns_krecord *early;
+	struct ns_krecord *early;	/* in no order */
 	int nearly;
-	struct trace_late *late;
-	int nlate;
+	int fresh;			/* records came since the last match */
+	struct trace_late *late;	/* a ring, oldest first; f NULL: matched */
+	int late_head, nlate;
 	uint64_t complete;
 	uint64_t missing;	/* a kernel boundary was not seen */
 	uint64_t disorder;	/* boundaries out of time order */
@@ -152,13 +153,15 @@ void trace_worker_drop(struct trace_worker *tw);
 void trace_worker_take(struct trace_worker *tw, struct flow *f,
 		       const struct ustamps *u);
 /*
- * Lean records: a record read (the oldest waiting gives way), and the
- * transaction on f just completed. BPF numbers a flow's messages from
- * its registration, as f->tr_seq does: the record of that number is
- * this transaction's, whenever it comes. One that has not come yet
- * waits for it; the oldest waiting gives way, counted as without a
- * record. trace_worker_done reads the ring and calls them; the unit
- * tests call them directly.
+ * Lean records: a record read (when TRACE_WAITING wait unclaimed, one
+ * of them gives way), and the transaction on f just completed. BPF
+ * numbers a flow's messages from its registration, as f->tr_seq does:
+ * the record of that number is this transaction's, whenever it comes.
+ * A transaction whose record has not come yet waits for it; when
+ * TRACE_WAITING wait, the oldest gives way, counted as without a
+ * record. Each costs O(1) but for a search of the records waiting.
+ * trace_worker_done reads the ring and calls them; the unit tests call
+ * them directly.
  */
 void trace_worker_wait(struct trace_worker *tw, const struct ns_krecord *rec);
 void trace_worker_take_lean(struct trace_worker *tw, struct flow *f,

@@ -381,7 +381,7 @@ PY
 	expect_eq "$(key out client.trace_cost_runs | cut -d. -f1)" 12 \
 		"runs with the length hooks"
 	# What needs them keeps them.
-	for opt in --trace=hist --trace-sched "--trace-sample 4"; do
+	for opt in --trace=hist --trace-sched; do
 		ns tcp_rr --local -l 1 -q --trace $opt > out 2> err
 		key out client.trace_hooks |
 			grep -q 'sock_recv_length:tp_btf,.*sock_send_length:tp_btf' ||

@@ -381,6 +381,23 @@ static void t_lean_records_wait_for_their_transaction(void **state)
 	trace_worker_end(&tw);
 	assert_int_equal(tw.norecord, 1);
 	assert_int_equal(tw.nlate, 0);
+	/* Records that never come: the oldest waiting gives way. */
+	for (i = 0; i < TRACE_WAITING + 10; i++)
+		trace_worker_take_lean(&tw, &f1, &u);
+	assert_int_equal(tw.nlate, TRACE_WAITING);
+	assert_int_equal(tw.norecord, 1 + 10);
+	/* 3 to 12 gave way: 13 and 14 are the oldest, and their records come. */
+	lean_rec(&k, &u, 1, 13);
+	trace_worker_wait(&tw, &k);
+	lean_rec(&k, &u, 1, 14);
+	trace_worker_wait(&tw, &k);
+	trace_worker_take_lean(&tw, &f2, &u);
+	assert_int_equal(tw.complete, 6);
+	assert_int_equal(tw.nlate, TRACE_WAITING - 2 + 1);
+	trace_worker_end(&tw);
+	assert_int_equal(tw.norecord, 1 + 10 + TRACE_WAITING - 2 + 1);
+	assert_int_equal(tw.complete + tw.norecord,
+			 f1.tr_seq + f2.tr_seq);
 	trace_worker_free(&tw);
 }
 
