@@ -69,7 +69,7 @@ static void t_defaults_follow_the_rushit_docs(void **state)
 	assert_int_equal(o.response_size, 1);
 	assert_int_equal(o.buffer_size, 65536);
 	assert_int_equal(o.maxevents, 1000);
-	assert_int_equal(o.listen_backlog, 128);
+	assert_int_equal(o.listen_backlog, 4096);
 	assert_int_equal(o.magic, 42);
 	assert_true(o.interval == 1.0);
 	assert_null(o.all_samples);
