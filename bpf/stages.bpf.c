@@ -1053,6 +1053,26 @@ static __always_inline int obs_send(const struct sock *sk, struct ns_sk *st)
 }
 
 /*
+ * Message m enters TCP: its first send stamps TCP_SEND and notes the
+ * sequence number of its first byte, which DEV_XMIT is matched by.
+ */
+static __always_inline int begin_message(struct ns_sk *st,
+					 const struct tcp_sock *tp, __u32 m)
+{
+	__u64 *sl = slot(st, m);
+
+	if (sl[NS_K_TCP_SEND])
+		return 0;
+	sl[NS_K_TCP_SEND] = bpf_ktime_get_ns();
+	st->tx_seq[NS_SLOT(m)] = tp->write_seq;
+	/* Sampled: the messages since the last one are not waited for. */
+	if (sample > 1)
+		st->tx_xmit = m;
+	st->tx_begun = m + 1;
+	return 0;
+}
+
+/*
  * lean: the message a send begins is its first byte's offset from the
  * first send since registration, by message size; a send in the middle
  * of a message stamps nothing. Every message, timed or not, moves on
@@ -1064,7 +1084,6 @@ static __always_inline int lean_send(const struct sock *sk, struct ns_sk *st)
 {
 	struct tcp_sock *tp = bpf_skc_to_tcp_sock((void *)sk);
 	__u32 size = tx_size[st->side & 1], off, m, read;
-	__u64 *sl;
 
 	if (!tp || !size)
 		return 0;
@@ -1082,18 +1101,7 @@ static __always_inline int lean_send(const struct sock *sk, struct ns_sk *st)
 	if (ns_diff(read, st->rx_msgs) > 0)
 		st->rx_msgs = read;
 	st->tx_msgs = m;
-	if (!sampled(m))
-		return 0;
-	sl = slot(st, m);
-	if (sl[NS_K_TCP_SEND])
-		return 0;
-	sl[NS_K_TCP_SEND] = bpf_ktime_get_ns();
-	st->tx_seq[NS_SLOT(m)] = tp->write_seq;
-	/* Sampled: the messages since the last one are not waited for. */
-	if (sample > 1)
-		st->tx_xmit = m;
-	st->tx_begun = m + 1;
-	return 0;
+	return sampled(m) ? begin_message(st, tp, m) : 0;
 }
 
 /*
@@ -1106,8 +1114,6 @@ int BPF_PROG(tcp_sendmsg_locked, const struct sock *sk, const struct msghdr *msg
 {
 	struct ns_sk *st;
 	struct tcp_sock *tp;
-	__u64 *sl;
-	__u32 m;
 
 	if (empty)
 		return 0;
@@ -1121,17 +1127,7 @@ int BPF_PROG(tcp_sendmsg_locked, const struct sock *sk, const struct msghdr *msg
 	tp = bpf_skc_to_tcp_sock((void *)sk);
 	if (!tp)
 		return 0;
-	m = st->tx_msgs;
-	sl = slot(st, m);
-	if (sl[NS_K_TCP_SEND])
-		return 0;
-	sl[NS_K_TCP_SEND] = bpf_ktime_get_ns();
-	st->tx_seq[NS_SLOT(m)] = tp->write_seq;
-	/* Sampled: the messages since the last one are not waited for. */
-	if (sample > 1)
-		st->tx_xmit = m;
-	st->tx_begun = m + 1;
-	return 0;
+	return begin_message(st, tp, st->tx_msgs);
 }
 
 /* The TCP payload bytes of a packet handed to a device (0: an ACK). */
