@@ -2,11 +2,11 @@
 # What tracing costs: tcp_rr transactions/s without --trace, with it
 # (lean records), with the recv and send length hooks kept (full), with
 # --trace-sched besides, with --trace=hist, sampled (--trace-sample
-# N, default 100), and with
-# the same programs attached but returning at once (the floor: entering
-# them; twelve, and lean records' eight), alternating run by run in one invocation, at 1 flow and at
-# -F 4 -T 2, against bpftrace counting four of the same tracepoints as a
-# reference; and the client's p50 latency traced against untraced.
+# N, default 100), and with the same programs attached but returning at
+# once (the floor: entering them; twelve, and lean records' eight),
+# alternating run by run in one invocation, at 1 flow and at -F 4 -T 2,
+# against bpftrace counting four of the same tracepoints as a reference;
+# and the client's p50 latency traced against untraced.
 #
 #   bench/overhead.sh [-r REPS] [-l SECONDS] [-P] [-w udp_rr] [-b N]
 #                     [-s N] (root)

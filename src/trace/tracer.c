@@ -178,8 +178,9 @@ static int find_missing(struct tracer *t, char *why, size_t len)
  */
 static int can_be_lean(const struct tracer *t, const struct tracer_cfg *cfg)
 {
-	return !cfg->hist_mode && !t->sched && !NS_IS_OBS(t->side) && !NS_IS_UDP(t->side) &&
-	       !NS_IS_CRR(t->side) && !t->missing[H_TCP_SEND] &&
+	return !cfg->hist_mode && !t->sched && !NS_IS_OBS(t->side) &&
+	       !NS_IS_UDP(t->side) && !NS_IS_CRR(t->side) &&
+	       !t->missing[H_TCP_SEND] &&
 	       !getenv("NETSTAGE_BENCH_FULL_HOOKS");
 }
 

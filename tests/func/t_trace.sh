@@ -336,11 +336,6 @@ t_trace_across_a_veth_pair() {
 	$CHECK_TRACE cli.csv srv.csv
 }
 
-# --burst: several requests in flight per flow, each kernel record
-# matched to its own request by the stream's sequence numbers. The
-# pairing check fails if a record were one request off: the server's
-# transaction for request n+1 does not fit in the client's remote stage
-# of request n (response n left before request n+1 was answered).
 # tcp_rr records go without the recv and send length hooks: eight
 # program runs a transaction, not twelve. A client's record comes at its
 # response's DATA_READY, before its worker has read it; with eight flows
@@ -358,7 +353,8 @@ t_trace_lean_records_match_their_transactions() {
 	check_trace_counts out server
 	$CHECK_TRACE tr.csv tr.server.csv --results out
 	for side in client server; do
-		key out $side.trace_hooks | grep -vq 'sock_recv_length\|sock_send_length' ||
+		key out $side.trace_hooks |
+			grep -vq 'sock_recv_length\|sock_send_length' ||
 			fail "$side: a length hook is attached"
 	done
 	python3 - tr.csv tr.server.csv <<'PY'
@@ -389,6 +385,11 @@ PY
 	done
 }
 
+# --burst: several requests in flight per flow, each kernel record
+# matched to its own request by the stream's sequence numbers. The
+# pairing check fails if a record were one request off: the server's
+# transaction for request n+1 does not fit in the client's remote stage
+# of request n (response n left before request n+1 was answered).
 t_trace_burst_matches_each_request() {
 	need_root
 	local e
