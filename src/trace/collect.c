@@ -22,13 +22,12 @@ void trace_worker_wait(struct trace_worker *tw, const struct ns_krecord *rec)
 static int on_record(void *ctx, void *data, size_t size)
 {
 	struct trace_worker *tw = ctx;
-	struct ns_krecord rec;
 
 	if (size < sizeof(tw->rec))
 		return 0;
+	/* Ring records are 8-byte aligned: no copy on the way in. */
 	if (tw->lean) {
-		memcpy(&rec, data, sizeof(rec));
-		trace_worker_wait(tw, &rec);
+		trace_worker_wait(tw, data);
 		return 0;
 	}
 	/* More than one record per transaction: the earlier is lost. */
@@ -295,10 +294,36 @@ static struct trace_late *late_at(struct trace_worker *tw, int i)
 	return &tw->late[(tw->late_head + i) % TRACE_WAITING];
 }
 
+/* Lean: the ring starts at the oldest transaction still waiting. */
+static void trim_late(struct trace_worker *tw)
+{
+	while (tw->nlate && !late_at(tw, 0)->f) {
+		tw->late_head = (tw->late_head + 1) % TRACE_WAITING;
+		tw->nlate--;
+	}
+}
+
 /*
- * Lean: transactions that waited get the records that came since; the
- * ring then starts at the oldest still waiting.
+ * Lean: f's transaction seq got its record. BPF emits a socket's records
+ * in message order, so an earlier one of f still waiting never gets
+ * its own: counted as without, it stops costing every later match.
  */
+static void matched(struct trace_worker *tw, const struct flow *f,
+		    uint64_t seq)
+{
+	struct trace_late *l;
+	int i;
+
+	for (i = 0; i < tw->nlate; i++) {
+		l = late_at(tw, i);
+		if (l->f == f && l->seq < seq) {
+			l->f = NULL;
+			tw->norecord++;
+		}
+	}
+}
+
+/* Lean: transactions that waited get the records that came since. */
 static void settle_late(struct trace_worker *tw)
 {
 	struct ns_krecord rec;
@@ -313,12 +338,10 @@ static void settle_late(struct trace_worker *tw)
 		if (!l->f || take_early(tw, l->f, l->seq, &rec))
 			continue;
 		merge_rec(tw, l->f, &rec, &l->u);
+		matched(tw, l->f, l->seq);
 		l->f = NULL;
 	}
-	while (tw->nlate && !late_at(tw, 0)->f) {
-		tw->late_head = (tw->late_head + 1) % TRACE_WAITING;
-		tw->nlate--;
-	}
+	trim_late(tw);
 }
 
 void trace_worker_take_lean(struct trace_worker *tw, struct flow *f,
@@ -330,6 +353,10 @@ void trace_worker_take_lean(struct trace_worker *tw, struct flow *f,
 	settle_late(tw);
 	if (!take_early(tw, f, seq, &rec)) {
 		merge_rec(tw, f, &rec, u);
+		if (tw->nlate) {
+			matched(tw, f, seq);
+			trim_late(tw);
+		}
 		return;
 	}
 	/* The oldest waiting (never matched: settled ones are gone). */

@@ -157,9 +157,11 @@ void trace_worker_take(struct trace_worker *tw, struct flow *f,
  * of them gives way), and the transaction on f just completed. BPF
  * numbers a flow's messages from its registration, as f->tr_seq does:
  * the record of that number is this transaction's, whenever it comes.
- * A transaction whose record has not come yet waits for it; when
- * TRACE_WAITING wait, the oldest gives way, counted as without a
- * record. Each costs O(1) but for a search of the records waiting.
+ * A transaction whose record has not come yet waits for it, until a
+ * later one of its flow gets its own (a socket's records come in
+ * order) or, when TRACE_WAITING wait, as the oldest: then it counts as
+ * without a record. Each costs O(1) but for a search of the records
+ * waiting, and of the transactions waiting when there are any.
  * trace_worker_done reads the ring and calls them; the unit tests call
  * them directly.
  */
