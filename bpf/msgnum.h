@@ -44,6 +44,52 @@ NS_INLINE unsigned int ns_starts(unsigned long long off, unsigned int len,
 }
 
 /*
+ * lean receive: the stream's bytes [0, end) are readable. The messages
+ * from `from` on that start before end: *first and the count (at most
+ * NS_SLOTS, the latest: no more can be in flight).
+ */
+NS_INLINE unsigned int ns_readable(unsigned long long end, unsigned int size,
+				   unsigned int from, unsigned int *first)
+{
+	unsigned long long last;
+	unsigned int n;
+
+	if (!end || !size)
+		return 0;
+	last = (end - 1) / size;
+	n = (unsigned int)last + 1 - from;
+	if ((int)n <= 0)
+		return 0;
+	if (n > NS_SLOTS) {
+		from += n - NS_SLOTS;
+		n = NS_SLOTS;
+	}
+	*first = from;
+	return n;
+}
+
+/*
+ * The sequence number of message m's first byte, m being one of the
+ * NS_SLOTS messages before readable byte end, which is rcv_nxt.
+ */
+NS_INLINE unsigned int ns_first_seq(unsigned long long end,
+				    unsigned int rcv_nxt, unsigned int size,
+				    unsigned int m)
+{
+	unsigned long long last = (end - 1) / size;
+	unsigned long long start = (last - ((unsigned int)last - m)) * size;
+
+	return rcv_nxt - (unsigned int)(end - start);
+}
+
+/* Does a segment [seq, end_seq) carry sequence number s? */
+NS_INLINE int ns_carries(unsigned int seq, unsigned int end_seq,
+			 unsigned int s)
+{
+	return ns_diff(s, seq) >= 0 && ns_diff(s, end_seq) < 0;
+}
+
+/*
  * Where the next message of a stream starts, for events that see
  * packets but not the socket's own counts (a kernel without
  * tcp_sendmsg_locked): the sequence number of the next start expected

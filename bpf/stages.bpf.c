@@ -285,6 +285,14 @@ static __always_inline __u64 *slot(struct ns_sk *st, __u32 m)
 	return st->slot[NS_SLOT(m)];
 }
 
+static __always_inline void clear_slot(__u64 *sl)
+{
+	int i;
+
+	for (i = 0; i < NS_K_COUNT; i++)
+		sl[i] = 0;
+}
+
 static __always_inline void stamp_once(__u64 *sl, int k, __u64 now)
 {
 	if (!sl[k])
@@ -481,8 +489,7 @@ static __always_inline void emit(struct ns_sk *st, __u32 m)
 			(*n)++;
 	}
 done:
-	for (i = 0; i < NS_K_COUNT; i++)
-		sl[i] = 0;
+	clear_slot(sl);
 }
 
 static __always_inline __u32 be32(const __u8 *b)
@@ -807,14 +814,82 @@ static __always_inline void udp_read(const struct sock *sk, struct ns_sk *st)
 }
 
 /*
- * lean, a client: its response m is queued and the reader woken, the
- * last kernel boundary of its transaction: hand it over now. Its worker
- * matches it to its own stamps when it has read the response.
+ * lean: the TCP receive stamps of a segment's messages, read at its
+ * wake-up call, the queue's tail skb being the segment. Its first
+ * byte's sequence number and the one after its last, from TCP's
+ * control block (struct tcp_skb_cb leads skb->cb). 0: no segment.
  */
-static __always_inline void lean_rx_done(struct ns_sk *st, __u32 m)
+static __always_inline int tail_range(const struct sock *sk, __u32 *seq,
+				      __u32 *end_seq, __u64 *arrival)
 {
-	emit(st, m);
-	st->rx_msgs = m + 1;
+	const struct sk_buff *tail = sk->sk_receive_queue.prev;
+	__u32 cb[2];
+
+	if ((void *)tail == (void *)&sk->sk_receive_queue ||
+	    bpf_probe_read_kernel(cb, sizeof(cb), (void *)tail->cb))
+		return 0;
+	*seq = cb[0];
+	*end_seq = cb[1];
+	*arrival = rx_arrival(tail);
+	return 1;
+}
+
+/*
+ * lean: TCP receive without a program of its own. tcp_rcv_established
+ * reads TCP's clock (tcp_clock_cache) as it takes a segment, before any
+ * work on it, and calls this wake-up once it has queued it: the receive
+ * queue's tail. Every message whose first byte that made readable gets
+ * the clock read as TCP_RX, the tail's arrival as NETIF_RX and this
+ * call as DATA_READY; a client's record goes now, its worker matching
+ * it to its own stamps when it has read the response. A message not
+ * in the tail (it came in a segment queued out of order, or in the one
+ * that filled the hole before them), or made readable after any
+ * segment was taken out of order, gets no TCP_RX: incomplete, never
+ * timed from a later packet's clock.
+ */
+static __always_inline int lean_ready(const struct sock *sk, struct ns_sk *st)
+{
+	__u32 size = rx_size[st->side & 1], m = 0, n, i, seq = 0, end_seq = 0;
+	__u64 end, rx, arrival = 0, now, *sl;
+	struct tcp_sock *tp;
+	int seen, ooo;
+
+	if (!sampled_ahead(st->rx_msgs))
+		return 0;
+	tp = bpf_skc_to_tcp_sock((void *)sk);
+	if (!tp)
+		return 0;
+	/* The messages that start before rcv_nxt, from the first unseen. */
+	end = tp->bytes_received;
+	n = ns_readable(end, size, ns_diff(st->rx_seen, st->rx_msgs) > 0 ?
+				   st->rx_seen : st->rx_msgs, &m);
+	if (!n)
+		return 0;
+	st->rx_seen = m + n;
+	ooo = tp->rcv_ooopack != st->rx_ooo;
+	st->rx_ooo = tp->rcv_ooopack;
+	seen = !ooo && tail_range(sk, &seq, &end_seq, &arrival);
+	rx = tp->tcp_clock_cache;
+	now = bpf_ktime_get_ns();
+	for (i = 0; i < NS_SLOTS && i < n; i++, m++) {
+		if (!sampled(m))
+			continue;
+		sl = slot(st, m);
+		/* A server's slot m is request m's from here on. */
+		if (NS_IS_SERVER(st->side))
+			clear_slot(sl);
+		sl[NS_K_DATA_READY] = now;
+		if (seen && ns_carries(seq, end_seq, ns_first_seq(end,
+						tp->rcv_nxt, size, m))) {
+			sl[NS_K_TCP_RX] = rx;
+			sl[NS_K_NETIF_RX] = arrival;
+		}
+		if (!NS_IS_SERVER(st->side)) {
+			emit(st, m);
+			st->rx_msgs = m + 1;
+		}
+	}
+	return 0;
 }
 
 /* TCP: the first wake-up after each unread message's TCP_RX. */
@@ -839,10 +914,9 @@ int BPF_PROG(sk_data_ready, const struct sock *sk)
 			sl[NS_K_DATA_READY] = bpf_ktime_get_ns();
 		return 0;
 	}
+	if (lean)
+		return lean_ready(sk, st);
 	m = st->rx_msgs;
-	/* lean: a message that never got TCP_RX holds rx_msgs back. */
-	if (lean && ns_diff(st->rx_seen, m) > NS_SLOTS)
-		m = st->rx_seen - NS_SLOTS;
 	for (i = 0; i < NS_SLOTS && ns_diff(m, st->rx_seen) < 0; i++, m++) {
 		sl = slot(st, m);
 		if (!sl[NS_K_TCP_RX] || sl[NS_K_DATA_READY])
@@ -850,8 +924,6 @@ int BPF_PROG(sk_data_ready, const struct sock *sk)
 		if (!now)
 			now = bpf_ktime_get_ns();
 		sl[NS_K_DATA_READY] = now;
-		if (lean && !NS_IS_SERVER(st->side))
-			lean_rx_done(st, m);
 	}
 	return 0;
 }
@@ -1073,38 +1145,6 @@ static __always_inline int begin_message(struct ns_sk *st,
 }
 
 /*
- * lean: the message a send begins is its first byte's offset from the
- * first send since registration, by message size; a send in the middle
- * of a message stamps nothing. Every message, timed or not, moves on
- * what is known read: a server answering request m has read it whole,
- * and a client sending request m has read every response but the
- * `inflight` - 1 before it.
- */
-static __always_inline int lean_send(const struct sock *sk, struct ns_sk *st)
-{
-	struct tcp_sock *tp = bpf_skc_to_tcp_sock((void *)sk);
-	__u32 size = tx_size[st->side & 1], off, m, read;
-
-	if (!tp || !size)
-		return 0;
-	if (!st->tx_based) {
-		st->tx_base = tp->write_seq;
-		st->tx_based = 1;
-	}
-	off = tp->write_seq - st->tx_base;
-	if (off % size)
-		return 0;
-	m = off / size;
-	/* A transaction per message sent (its end may not be seen). */
-	count_done(st->side & 1);
-	read = NS_IS_SERVER(st->side) ? m + 1 : m + 1 - inflight;
-	if (ns_diff(read, st->rx_msgs) > 0)
-		st->rx_msgs = read;
-	st->tx_msgs = m;
-	return sampled(m) ? begin_message(st, tp, m) : 0;
-}
-
-/*
  * Inside tcp_sendmsg_locked, before it copies: write_seq is where the
  * bytes go. The first call of a message notes its first byte's number.
  */
@@ -1120,8 +1160,6 @@ int BPF_PROG(tcp_sendmsg_locked, const struct sock *sk, const struct msghdr *msg
 	st = lookup(sk);
 	if (NS_IS_OBS(side))
 		return st ? obs_send(sk, st) : obs_forward(sk);
-	if (lean)
-		return st ? lean_send(sk, st) : 0;
 	if (!st || st->tx_bytes || !sampled(st->tx_msgs))
 		return 0;
 	tp = bpf_skc_to_tcp_sock((void *)sk);
@@ -1155,20 +1193,76 @@ static __always_inline int handed_over(const struct ns_sk *st, __u32 m)
 }
 
 /*
- * lean, a server: its responses first..first+n went to the device, the
- * last kernel boundary of each transaction: hand them over. A later
- * hand-off of their bytes falls before tx_xmit and finds none.
+ * lean: the departure time TCP gave a packet as it transmitted it
+ * (tcp_write_xmit's clock read, kept in skb->tstamp on CLOCK_MONOTONIC
+ * for the qdisc), which is the message's TCP_SEND. 0 if it holds none.
  */
-static __always_inline void lean_xmit(struct ns_sk *st, __u32 first, __u32 n,
-				      __u64 now)
+static __always_inline __u64 tx_departure(const struct sk_buff *skb,
+					  __u64 now)
 {
-	__u32 i;
+	__s64 t = skb->tstamp;
 
-	for (i = 0; i < NS_SLOTS && i < n; i++) {
-		if (!sampled(first + i))
+	/* A CLOCK_REALTIME stamp lies decades past now. */
+	return t > 0 && t <= now ? t : 0;
+}
+
+/*
+ * lean: transmit without tcp_sendmsg_locked. A packet's first byte is at
+ * stream offset bytes_acked + (seq - snd_una). Every message that starts
+ * in it and was not handed off before (tx_xmit: a retransmission carries
+ * none) gets this hand-off as DEV_XMIT and the packet's departure time
+ * as TCP_SEND; a server's record goes now. Every message, timed or not,
+ * moves on what is known read: a server answering request m has read
+ * it, and a client sending request m has read every response but the
+ * `inflight` - 1 before it.
+ */
+static __always_inline void lean_xmit(const struct sk_buff *skb,
+				      const struct sock *sk, struct ns_sk *st)
+{
+	__u32 seq = 0, len, size = tx_size[st->side & 1], n, i, m, read;
+	int server = NS_IS_SERVER(st->side);
+	const struct tcp_sock *tp = (const void *)sk;
+	__u64 first, off, now = 0, *sl;
+
+	len = xmit_payload(skb, &seq);
+	if (!len || !size)
+		return;
+	/* skb->sk is an RCU pointer, which bpf_skc_to_tcp_sock() refuses. */
+	off = BPF_CORE_READ(tp, bytes_acked) +
+	      ns_diff(seq, BPF_CORE_READ(tp, snd_una));
+	/*
+	 * Nothing is sent before registration: the first payload handed
+	 * off after it starts the stream. A connecting end's bytes_acked
+	 * counts its SYN too.
+	 */
+	if (!st->tx_based) {
+		st->tx_adj = off;
+		st->tx_based = 1;
+	}
+	n = ns_starts(off - st->tx_adj, len, size, &first);
+	for (i = 0, m = first; i < NS_SLOTS && i < n; i++, m++) {
+		if (ns_diff(m, st->tx_xmit) < 0)
 			continue;
-		slot(st, first + i)[NS_K_DEV_XMIT] = now;
-		emit(st, first + i);
+		st->tx_xmit = m + 1;
+		/* A transaction per message sent (its end may not be seen). */
+		count_done(st->side & 1);
+		read = server ? m + 1 : m + 1 - inflight;
+		if (ns_diff(read, st->rx_msgs) > 0)
+			st->rx_msgs = read;
+		if (!sampled(m))
+			continue;
+		if (!now)
+			now = bpf_ktime_get_ns();
+		sl = slot(st, m);
+		/* A client's slot m is request m's from here on. */
+		if (!server)
+			clear_slot(sl);
+		sl[NS_K_TCP_SEND] = tx_departure(skb, now);
+		sl[NS_K_DEV_XMIT] = now;
+		if (server) {
+			emit(st, m);
+			st->tx_msgs = m + 1;
+		}
 	}
 }
 
@@ -1186,6 +1280,10 @@ static __always_inline void tcp_xmit(const struct sk_buff *skb,
 	struct conn c = {};
 	__u64 now;
 
+	if (lean) {
+		lean_xmit(skb, sk, st);
+		return;
+	}
 	if (!no_tcp_send && st->tx_xmit == st->tx_begun)
 		return;
 	len = xmit_payload(skb, &seq);
@@ -1205,10 +1303,6 @@ static __always_inline void tcp_xmit(const struct sk_buff *skb,
 	if (!n)
 		return;
 	now = bpf_ktime_get_ns();
-	if (lean && NS_IS_SERVER(st->side)) {
-		lean_xmit(st, first, n, now);
-		return;
-	}
 	/* A hand-off after the record went leaves the slot clean. */
 	for (i = 0; i < NS_SLOTS && i < n; i++)
 		if (!handed_over(st, first + i) && sampled(first + i))

@@ -233,7 +233,7 @@ struct ns_sk {
 	unsigned char rx_open;	/* a request began and no response yet */
 	unsigned char tx_open;	/* a response began, its record not sent */
 	unsigned char late;	/* met mid-stream: wait for a response */
-	unsigned char tx_based;	/* lean: tx_base is set */
+	unsigned char tx_based;	/* lean: tx_adj is set */
 	/* storage BPF made: the connection's client port, for the records */
 	unsigned short port;
 	unsigned short pad3;
@@ -244,8 +244,8 @@ struct ns_sk {
 	unsigned int tx_xmit;	/* first of those not handed to a device */
 	unsigned int rx_bytes;	/* of the inbound message so far */
 	unsigned int tx_bytes;	/* of the outbound message so far */
-	/* lean: write_seq of the first message sent after registration */
-	unsigned int tx_base;
+	/* lean: the socket's rcv_ooopack at its last wake-up call */
+	unsigned int rx_ooo;
 	/* TCP sequence number of each outbound message's first byte */
 	unsigned int tx_seq[NS_SLOTS];
 	/* K stamps by message: slot m % NS_SLOTS, by enum ns_kboundary */
@@ -258,7 +258,8 @@ struct ns_sk {
 	unsigned long long udp_q[NS_UDP_QUEUE][2];
 	unsigned int udp_head, udp_tail;
 	unsigned int udp_overflow;	/* lost track: wait for an empty queue */
-	unsigned int pad2;
+	/* lean: what bytes_acked counts besides the stream (the SYN, or 0) */
+	unsigned int tx_adj;
 };
 
 /* One record per transaction per side, from BPF to the side's worker. */

@@ -238,12 +238,14 @@ static struct stages_bpf *open_with(const struct tracer *t,
 }
 
 /*
- * Is hook i's program attached? In lean mode the length hooks are
- * loaded (calibrate_entry() attaches one for a moment) but not.
+ * Is hook i's program attached? In lean mode TCP receive and send and
+ * the length hooks are loaded (calibrate_entry() attaches one for a
+ * moment) but not: the wake-up call and the hand-off read TCP's clock.
  */
 static int attached(const struct tracer *t, size_t i)
 {
-	if (t->lean && (i == H_RECV || i == H_SEND))
+	if (t->lean && (i == H_RECV || i == H_SEND || i == H_TCP_RX ||
+			i == H_TCP_SEND))
 		return 0;
 	return used(&hooks[i], t->side, t->sched);
 }

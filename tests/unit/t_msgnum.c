@@ -114,6 +114,52 @@ static void t_a_track_counts_starts_in_order(void **state)
 	assert_int_equal(t.idx, 5);
 }
 
+/*
+ * lean receive, at the wake-up after each segment: which messages
+ * became readable, where each one's first byte is, and whether the
+ * queue's tail segment carries it.
+ */
+static void t_messages_made_readable(void **state)
+{
+	const unsigned int isn = 0xfffffff0u;	/* rcv_nxt wraps below */
+	unsigned int first = 99;
+
+	/* 100-byte messages, 250 bytes readable: 0, 1 and 2 have begun. */
+	assert_int_equal(ns_readable(250, 100, 0, &first), 3);
+	assert_int_equal(first, 0);
+	/* Seen up to 2: nothing new until byte 300 arrives. */
+	assert_int_equal(ns_readable(300, 100, 3, &first), 0);
+	assert_int_equal(ns_readable(301, 100, 3, &first), 1);
+	assert_int_equal(first, 3);
+	/* Nothing readable, or a size not known: none. */
+	assert_int_equal(ns_readable(0, 100, 0, &first), 0);
+	assert_int_equal(ns_readable(500, 0, 0, &first), 0);
+	/* 1-byte messages, 100 made readable at once: the latest 32. */
+	assert_int_equal(ns_readable(1100, 1, 1000, &first), NS_SLOTS);
+	assert_int_equal(first, 1100 - NS_SLOTS);
+	/* Message numbers wrap with the offset past 2^32 messages. */
+	assert_int_equal(ns_readable((1ULL << 32) + 2, 1, 0xffffffffu,
+				     &first), 3);
+	assert_int_equal(first, 0xffffffffu);
+
+	/*
+	 * 100-byte messages; the stream's byte 250 is rcv_nxt = isn + 250
+	 * (past the wrap). Message 2 starts at byte 200: isn + 200.
+	 */
+	assert_int_equal(ns_first_seq(250, isn + 250, 100, 2), isn + 200);
+	assert_int_equal(ns_first_seq(250, isn + 250, 100, 0), isn);
+	/* Past 4 GB, message m of the last 32 before end. */
+	assert_int_equal(ns_first_seq((5ULL << 32) + 50, 77, 100,
+				      (unsigned int)(((5ULL << 32) + 49) / 100)),
+			 77 - (unsigned int)(((5ULL << 32) + 50) % 100));
+
+	/* The tail [isn + 200, isn + 250) carries 200, not 199 or 250. */
+	assert_true(ns_carries(isn + 200, isn + 250, isn + 200));
+	assert_true(ns_carries(isn + 200, isn + 250, isn + 249));
+	assert_false(ns_carries(isn + 200, isn + 250, isn + 199));
+	assert_false(ns_carries(isn + 200, isn + 250, isn + 250));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -121,6 +167,7 @@ int main(void)
 		cmocka_unit_test(t_sequence_numbers_wrap),
 		cmocka_unit_test(t_which_transmitted_packet_carries_a_start),
 		cmocka_unit_test(t_a_track_counts_starts_in_order),
+		cmocka_unit_test(t_messages_made_readable),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
