@@ -25,6 +25,14 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
+/*
+ * A kernel object read with plain loads, which the JIT guards against
+ * faults (Linux 6.2): cheaper than a bpf_probe_read_kernel() call each.
+ */
+extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
+#define ro_cast(p, type) \
+	((const type *)bpf_rdonly_cast((p), bpf_core_type_id_kernel(type)))
+
 #define ETH_P_IP 0x0800
 #define MSG_PEEK 2
 
@@ -823,13 +831,13 @@ static __always_inline int tail_range(const struct sock *sk, __u32 *seq,
 				      __u32 *end_seq, __u64 *arrival)
 {
 	const struct sk_buff *tail = sk->sk_receive_queue.prev;
-	__u32 cb[2];
+	const struct tcp_skb_cb *cb;
 
-	if ((void *)tail == (void *)&sk->sk_receive_queue ||
-	    bpf_probe_read_kernel(cb, sizeof(cb), (void *)tail->cb))
+	if ((void *)tail == (void *)&sk->sk_receive_queue)
 		return 0;
-	*seq = cb[0];
-	*end_seq = cb[1];
+	cb = ro_cast(tail->cb, struct tcp_skb_cb);
+	*seq = cb->seq;
+	*end_seq = cb->end_seq;
 	*arrival = rx_arrival(tail);
 	return 1;
 }
@@ -1174,14 +1182,12 @@ static __always_inline __u32 xmit_payload(const struct sk_buff *skb,
 {
 	__u64 head = (__u64)skb->head, data = (__u64)skb->data;
 	__u32 thoff = skb->transport_header;
+	const struct tcphdr *th;
 	__s64 len;
-	__u8 th[16];
 
-	if (bpf_probe_read_kernel(th, sizeof(th), (void *)(head + thoff)))
-		return 0;
-	len = (__s64)skb->len - (__s64)(head + thoff - data) -
-	      (th[12] >> 4) * 4;
-	*seq = be32(th + 4);
+	th = ro_cast((void *)(head + thoff), struct tcphdr);
+	len = (__s64)skb->len - (__s64)(head + thoff - data) - th->doff * 4;
+	*seq = bpf_ntohl(th->seq);
 	return len > 0 ? len : 0;
 }
 
@@ -1221,15 +1227,15 @@ static __always_inline void lean_xmit(const struct sk_buff *skb,
 {
 	__u32 seq = 0, len, size = tx_size[st->side & 1], n, i, m, read;
 	int server = NS_IS_SERVER(st->side);
-	const struct tcp_sock *tp = (const void *)sk;
+	const struct tcp_sock *tp;
 	__u64 first, off, now = 0, *sl;
 
 	len = xmit_payload(skb, &seq);
 	if (!len || !size)
 		return;
 	/* skb->sk is an RCU pointer, which bpf_skc_to_tcp_sock() refuses. */
-	off = BPF_CORE_READ(tp, bytes_acked) +
-	      ns_diff(seq, BPF_CORE_READ(tp, snd_una));
+	tp = ro_cast(sk, struct tcp_sock);
+	off = tp->bytes_acked + ns_diff(seq, tp->snd_una);
 	/*
 	 * Nothing is sent before registration: the first payload handed
 	 * off after it starts the stream. A connecting end's bytes_acked
