@@ -3,7 +3,7 @@
 # (lean records), with the recv and send length hooks kept (full), with
 # --trace-sched besides, with --trace=hist, sampled (--trace-sample
 # N, default 100), and with the same programs attached but returning at
-# once (the floor: entering them; twelve, and lean records' eight),
+# once (the floor: entering them; eight, and lean records' four),
 # alternating run by run in one invocation, at 1 flow and at -F 4 -T 2,
 # against bpftrace counting four of the same tracepoints as a reference;
 # and the client's p50 latency traced against untraced.
@@ -127,7 +127,7 @@ for flows in 1 4; do
 				--trace-sample "$SAMPLE"
 		# The floor: the same programs attached, each returning at once.
 		NETSTAGE_BENCH_EMPTY_BPF=1 run "F$flows.empty" $args --trace=hist
-		# ... and the eight of lean records.
+		# ... and the four of lean records.
 		[ "$WL" = tcp_rr ] && NETSTAGE_BENCH_EMPTY_BPF=1 \
 			run "F$flows.empty_lean" $args --trace
 		[ $have_bpftrace = 1 ] && [ $flows = 1 ] && [ $WL = tcp_rr ] &&

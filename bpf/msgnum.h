@@ -44,7 +44,7 @@ NS_INLINE unsigned int ns_starts(unsigned long long off, unsigned int len,
 }
 
 /*
- * lean receive: the stream's bytes [0, end) are readable. The messages
+ * TCP receive: the stream's bytes [0, end) are readable. The messages
  * from `from` on that start before end: *first and the count (at most
  * NS_SLOTS, the latest: no more can be in flight).
  */
@@ -90,58 +90,7 @@ NS_INLINE int ns_carries(unsigned int seq, unsigned int end_seq,
 }
 
 /*
- * Where the next message of a stream starts, for events that see
- * packets but not the socket's own counts (a kernel without
- * tcp_sendmsg_locked): the sequence number of the next start expected
- * and its message number.
- */
-struct ns_track {
-	unsigned int next;
-	unsigned int idx;
-	unsigned int armed;
-};
-
-/* From here, message idx starts at sequence number next. */
-NS_INLINE void ns_arm(struct ns_track *t, unsigned int next,
-		      unsigned int idx)
-{
-	t->next = next;
-	t->idx = idx;
-	t->armed = 1;
-}
-
-/*
- * A packet [seq, seq + len) went by: the message starts it carries,
- * *first and the count, and the track moves past them. Starts that went
- * by in packets not seen (a hole, a packet reordered ahead) are stepped
- * over: those messages are not counted. Bytes sent again before the
- * next start carry none.
- */
-NS_INLINE unsigned int ns_track(struct ns_track *t, unsigned int size,
-				unsigned int seq, unsigned int len,
-				unsigned int *first)
-{
-	unsigned int next = t->next, skip, n = 0;
-
-	if (!size || !t->armed)
-		return 0;
-	if (ns_diff(next, seq) < 0) {
-		skip = (seq - next + size - 1) / size;
-		next += skip * size;
-		t->idx += skip;
-	}
-	*first = t->idx;
-	while (n < NS_SLOTS && next - seq < len) {
-		next += size;
-		n++;
-	}
-	t->next = next;
-	t->idx += n;
-	return n;
-}
-
-/*
- * Transmit: messages [from, begun) have entered TCP, message m's first
+ * observe's transmit: messages [from, begun) have entered TCP, message m's first
  * byte as sequence number tx_seq[NS_SLOT(m)], and wait, in order, for
  * the device hand-off of the packet carrying it. For a packet
  * [seq, seq + len): the messages it carries are [*first, return value);

@@ -89,8 +89,6 @@ volatile __u16 data_port;
  * stamps are on the first clock, bpf_ktime_get_ns() reads the second.
  */
 volatile __s64 real_offset;
-/* The kernel has no tcp_sendmsg_locked tracepoint: no TCP_SEND. */
-const volatile __u8 no_tcp_send;
 /* --trace-sched: the scheduler's wake-up of each worker thread. */
 const volatile __u8 sched;
 /*
@@ -187,38 +185,6 @@ struct {
 		__uint(max_entries, NS_RING_BYTES);
 	});
 } rings SEC(".maps");
-
-/*
- * A connection, as its socket names it. Addresses are folded to 32 bits (IPv6: the XOR of its words): a short
- * key hashes fast, and two connections between the same ports whose
- * folded addresses collide are not a case loopback or a test bed meets.
- */
-struct conn {
-	__u32 raddr;
-	__u32 laddr;
-	__u16 rport;		/* network order */
-	__u16 lport;		/* network order */
-};
-
-static __always_inline __u32 fold(const __u32 *a)
-{
-	return a[0] ^ a[1] ^ a[2] ^ a[3];
-}
-
-/*
- * Per connection, where its outbound messages start, for a kernel
- * without tcp_sendmsg_locked (msgnum.h): armed when the connection is
- * established, or after its first message is sent whole.
- */
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 8192);
-	__type(key, struct conn);
-	__type(value, struct ns_track);
-} tx_tracks SEC(".maps");
-
-/* A blank entry to insert. */
-static const struct ns_track no_track;
 
 /* --trace=hist: a histogram per kernel stage, by end and stage. */
 struct khist {
@@ -371,9 +337,6 @@ __noinline int account(struct ns_sk *st, __u32 m)
 	sl = slot(st, m);
 	if (!sl[NS_K_DATA_READY] || sl[NS_K_DATA_READY] > sl[NS_K_RECV_RET])
 		sl[NS_K_DATA_READY] = sl[NS_K_RECV_RET];
-	/* Without its hook, TCP_SEND collapses onto the hand-off. */
-	if (no_tcp_send)
-		sl[NS_K_TCP_SEND] = sl[NS_K_DEV_XMIT];
 	/* A side's stages are consecutive in kstages[]. */
 	for (i = 0; i < sizeof(kstages) / sizeof(kstages[0]); i++) {
 		if (kstages[i].side != st->side) {
@@ -520,31 +483,6 @@ static __always_inline __u64 rx_arrival(const struct sk_buff *skb)
 	return t > real_offset ? t - real_offset : 0;
 }
 
-/* The connection of a socket, keyed by its addresses and ports. */
-static __always_inline void sock_conn(const struct sock *sk, int v4,
-				      struct conn *c)
-{
-	__u32 r[4], l[4];
-	int i;
-
-	/* tp_btf pointers: plain loads, relocated by CO-RE. */
-	c->rport = sk->__sk_common.skc_dport;
-	c->lport = bpf_htons(sk->__sk_common.skc_num);
-	if (v4) {
-		c->raddr = sk->__sk_common.skc_daddr;
-		c->laddr = sk->__sk_common.skc_rcv_saddr;
-		return;
-	}
-	for (i = 0; i < 4; i++) {
-		r[i] = sk->__sk_common.skc_v6_daddr.in6_u.u6_addr32[i];
-		l[i] = sk->__sk_common.skc_v6_rcv_saddr.in6_u.u6_addr32[i];
-	}
-	c->raddr = fold(r);
-	c->laddr = fold(l);
-}
-
-#define AF_INET 2
-
 /* Does this object serve that end of the connections (0 client, 1 server)? */
 static __always_inline int serves(int server)
 {
@@ -579,26 +517,6 @@ static __always_inline struct ns_sk *new_storage(const struct sock *sk,
 	return st;
 }
 
-/* Is a socket's peer IPv4 (an IPv6 socket's too, if v4-mapped)? */
-static __always_inline int sock_v4(const struct sock *sk)
-{
-	const __u32 *d = sk->__sk_common.skc_v6_daddr.in6_u.u6_addr32;
-
-	return sk->__sk_common.skc_family == AF_INET ||
-	       (!d[0] && !d[1] && d[2] == bpf_htonl(0xffff));
-}
-
-/* A connection's transmit track, made blank if it has none. */
-static __always_inline struct ns_track *track_get(const struct conn *c)
-{
-	struct ns_track *t = bpf_map_lookup_elem(&tx_tracks, c);
-
-	if (t)
-		return t;
-	bpf_map_update_elem(&tx_tracks, c, &no_track, BPF_NOEXIST);
-	return bpf_map_lookup_elem(&tx_tracks, c);
-}
-
 /*
  * A received segment's first sequence number and payload bytes, from
  * its TCP header (skb->data is there in tcp_rcv_established); 0 for a
@@ -618,45 +536,6 @@ static __always_inline int rx_payload(const struct sk_buff *skb, __u32 *seq,
 	*len = skb->len - hlen;
 	*seq = be32(th + 4);
 	return 1;
-}
-
-/*
- * TCP receive: in tcp_rcv_established, before it takes the segment;
- * skb->data is at the TCP header. Every message whose first byte the
- * segment carries gets its TCP_RX, and this packet's arrival. A message
- * is numbered by its offset in the stream: bytes_received counts the
- * stream up to rcv_nxt.
- */
-static __always_inline int tcp_rx(struct sock *sk, const struct sk_buff *skb)
-{
-	struct ns_sk *st = lookup(sk);
-	struct tcp_sock *tp;
-	__u32 size, seq, len, i, n;
-	__u64 off, m, now, arrival, *sl;
-
-	if (!st || !sampled_ahead(st->rx_msgs))
-		return 0;
-	tp = bpf_skc_to_tcp_sock(sk);
-	size = rx_size[st->side & 1];
-	if (!tp || !size || !rx_payload(skb, &seq, &len))
-		return 0;
-	off = tp->bytes_received + ns_diff(seq, tp->rcv_nxt);
-	n = ns_starts(off, len, size, &m);
-	/* The middle of a message: no boundary. */
-	if (!n)
-		return 0;
-	now = bpf_ktime_get_ns();
-	arrival = rx_arrival(skb);
-	for (i = 0; i < NS_SLOTS && i < n; i++, m++) {
-		/* Retransmitted: stamped before, maybe read and gone. */
-		if (ns_diff(m, st->rx_seen) < 0 || !sampled(m))
-			continue;
-		sl = slot(st, m);
-		sl[NS_K_TCP_RX] = now;
-		sl[NS_K_NETIF_RX] = arrival;
-		st->rx_seen = m + 1;
-	}
-	return 0;
 }
 
 /*
@@ -718,9 +597,7 @@ int BPF_PROG(tcp_probe, struct sock *sk, const struct sk_buff *skb)
 {
 	if (empty)
 		return 0;
-	if (NS_IS_OBS(side))
-		return obs_tcp_rx(sk, skb);
-	return tcp_rx(sk, skb);
+	return obs_tcp_rx(sk, skb);
 }
 
 SEC("fentry/tcp_rcv_established")
@@ -728,9 +605,7 @@ int BPF_PROG(tcp_rcv_established, struct sock *sk, struct sk_buff *skb)
 {
 	if (empty)
 		return 0;
-	if (NS_IS_OBS(side))
-		return obs_tcp_rx(sk, skb);
-	return tcp_rx(sk, skb);
+	return obs_tcp_rx(sk, skb);
 }
 
 /* A UDP stamp slot: 0 is not written yet; NO_ARRIVAL, arrival unseen. */
@@ -822,8 +697,8 @@ static __always_inline void udp_read(const struct sock *sk, struct ns_sk *st)
 }
 
 /*
- * lean: the TCP receive stamps of a segment's messages, read at its
- * wake-up call, the queue's tail skb being the segment. Its first
+ * The TCP receive stamps of a segment's messages, read at its wake-up
+ * call, the queue's tail skb being the segment. Its first
  * byte's sequence number and the one after its last, from TCP's
  * control block (struct tcp_skb_cb leads skb->cb). 0: no segment.
  */
@@ -843,19 +718,20 @@ static __always_inline int tail_range(const struct sock *sk, __u32 *seq,
 }
 
 /*
- * lean: TCP receive without a program of its own. tcp_rcv_established
- * reads TCP's clock (tcp_clock_cache) as it takes a segment, before any
- * work on it, and calls this wake-up once it has queued it: the receive
+ * TCP receive without a program of its own. tcp_rcv_established reads
+ * TCP's clock (tcp_clock_cache) as it takes a segment, before any work
+ * on it, and calls this wake-up once it has queued it: the receive
  * queue's tail. Every message whose first byte that made readable gets
  * the clock read as TCP_RX, the tail's arrival as NETIF_RX and this
- * call as DATA_READY; a client's record goes now, its worker matching
- * it to its own stamps when it has read the response. A message not
+ * call as DATA_READY; a lean client's record goes now, its worker
+ * matching it to its own stamps when it has read the response. A
+ * message not
  * in the tail (it came in a segment queued out of order, or in the one
  * that filled the hole before them), or made readable after any
  * segment was taken out of order, gets no TCP_RX: incomplete, never
  * timed from a later packet's clock.
  */
-static __always_inline int lean_ready(const struct sock *sk, struct ns_sk *st)
+static __always_inline int tcp_ready(const struct sock *sk, struct ns_sk *st)
 {
 	__u32 size = rx_size[st->side & 1], m = 0, n, i, seq = 0, end_seq = 0;
 	__u64 end, rx, arrival = 0, now, *sl;
@@ -882,17 +758,17 @@ static __always_inline int lean_ready(const struct sock *sk, struct ns_sk *st)
 	for (i = 0; i < NS_SLOTS && i < n; i++, m++) {
 		if (!sampled(m))
 			continue;
+		/* Every stamp set, none left from a slot's earlier message. */
 		sl = slot(st, m);
-		/* A server's slot m is request m's from here on. */
-		if (NS_IS_SERVER(st->side))
-			clear_slot(sl);
 		sl[NS_K_DATA_READY] = now;
 		if (seen && ns_carries(seq, end_seq, ns_first_seq(end,
 						tp->rcv_nxt, size, m))) {
 			sl[NS_K_TCP_RX] = rx;
 			sl[NS_K_NETIF_RX] = arrival;
+		} else {
+			sl[NS_K_TCP_RX] = sl[NS_K_NETIF_RX] = 0;
 		}
-		if (!NS_IS_SERVER(st->side)) {
+		if (lean && !NS_IS_SERVER(st->side)) {
 			emit(st, m);
 			st->rx_msgs = m + 1;
 		}
@@ -900,13 +776,12 @@ static __always_inline int lean_ready(const struct sock *sk, struct ns_sk *st)
 	return 0;
 }
 
-/* TCP: the first wake-up after each unread message's TCP_RX. */
+/* TCP: the wake-up after a segment; UDP: after each datagram. */
 SEC("tp_btf/sk_data_ready")
 int BPF_PROG(sk_data_ready, const struct sock *sk)
 {
 	struct ns_sk *st;
-	__u64 now = 0, *sl;
-	__u32 m, i;
+	__u64 *sl;
 
 	if (empty)
 		return 0;
@@ -922,44 +797,7 @@ int BPF_PROG(sk_data_ready, const struct sock *sk)
 			sl[NS_K_DATA_READY] = bpf_ktime_get_ns();
 		return 0;
 	}
-	if (lean)
-		return lean_ready(sk, st);
-	m = st->rx_msgs;
-	for (i = 0; i < NS_SLOTS && ns_diff(m, st->rx_seen) < 0; i++, m++) {
-		sl = slot(st, m);
-		if (!sl[NS_K_TCP_RX] || sl[NS_K_DATA_READY])
-			continue;
-		if (!now)
-			now = bpf_ktime_get_ns();
-		sl[NS_K_DATA_READY] = now;
-	}
-	return 0;
-}
-
-/*
- * Without tcp_sendmsg_locked, a connection established before tracing
- * began has no transmit track: it starts after a message is sent whole,
- * the next one beginning at write_seq.
- */
-static __always_inline void tx_track_late(struct sock *sk, struct ns_sk *st,
-					  __u32 next_msg)
-{
-	struct tcp_sock *tp;
-	struct ns_track *tr;
-	struct conn c = {};
-
-	if (st->tx_tracked)
-		return;
-	tp = bpf_skc_to_tcp_sock(sk);
-	if (!tp)
-		return;
-	sock_conn(sk, sock_v4(sk), &c);
-	tr = track_get(&c);
-	if (!tr)
-		return;
-	if (!tr->armed)
-		ns_arm(tr, tp->write_seq, next_msg);
-	st->tx_tracked = 1;
+	return tcp_ready(sk, st);
 }
 
 /* observe: the transaction whose response began goes to user space. */
@@ -1086,8 +924,6 @@ static __always_inline int message_part(struct sock *sk, int ret, int rx)
 	if (!sampled(m))
 		return 0;
 	slot(st, m)[rx ? NS_K_RECV_RET : NS_K_SEND_RET] = bpf_ktime_get_ns();
-	if (!rx && no_tcp_send && !NS_IS_UDP(st->side))
-		tx_track_late(sk, st, m + 1);
 	if (end == (rx ? NS_CLIENT : NS_SERVER))
 		emit(st, m);
 	return 0;
@@ -1133,26 +969,6 @@ static __always_inline int obs_send(const struct sock *sk, struct ns_sk *st)
 }
 
 /*
- * Message m enters TCP: its first send stamps TCP_SEND and notes the
- * sequence number of its first byte, which DEV_XMIT is matched by.
- */
-static __always_inline int begin_message(struct ns_sk *st,
-					 const struct tcp_sock *tp, __u32 m)
-{
-	__u64 *sl = slot(st, m);
-
-	if (sl[NS_K_TCP_SEND])
-		return 0;
-	sl[NS_K_TCP_SEND] = bpf_ktime_get_ns();
-	st->tx_seq[NS_SLOT(m)] = tp->write_seq;
-	/* Sampled: the messages since the last one are not waited for. */
-	if (sample > 1)
-		st->tx_xmit = m;
-	st->tx_begun = m + 1;
-	return 0;
-}
-
-/*
  * Inside tcp_sendmsg_locked, before it copies: write_seq is where the
  * bytes go. The first call of a message notes its first byte's number.
  */
@@ -1161,19 +977,11 @@ int BPF_PROG(tcp_sendmsg_locked, const struct sock *sk, const struct msghdr *msg
 	     const struct sk_buff *skb, int size_goal)
 {
 	struct ns_sk *st;
-	struct tcp_sock *tp;
 
 	if (empty)
 		return 0;
 	st = lookup(sk);
-	if (NS_IS_OBS(side))
-		return st ? obs_send(sk, st) : obs_forward(sk);
-	if (!st || st->tx_bytes || !sampled(st->tx_msgs))
-		return 0;
-	tp = bpf_skc_to_tcp_sock((void *)sk);
-	if (!tp)
-		return 0;
-	return begin_message(st, tp, st->tx_msgs);
+	return st ? obs_send(sk, st) : obs_forward(sk);
 }
 
 /* The TCP payload bytes of a packet handed to a device (0: an ACK). */
@@ -1199,7 +1007,7 @@ static __always_inline int handed_over(const struct ns_sk *st, __u32 m)
 }
 
 /*
- * lean: the departure time TCP gave a packet as it transmitted it
+ * The departure time TCP gave a packet as it transmitted it
  * (tcp_write_xmit's clock read, kept in skb->tstamp on CLOCK_MONOTONIC
  * for the qdisc), which is the message's TCP_SEND. 0 if it holds none.
  */
@@ -1213,19 +1021,33 @@ static __always_inline __u64 tx_departure(const struct sk_buff *skb,
 }
 
 /*
- * lean: transmit without tcp_sendmsg_locked. A packet's first byte is at
+ * lean: message m went to the device, a transaction's worth (its end
+ * may not be seen), and what is known read moves on, as the length
+ * hooks would count it: a server answering request m has read it, and
+ * a client sending request m has read every response but the
+ * `inflight` - 1 before it.
+ */
+static __always_inline void lean_sent(struct ns_sk *st, __u32 m)
+{
+	__u32 read = NS_IS_SERVER(st->side) ? m + 1 : m + 1 - inflight;
+
+	count_done(st->side & 1);
+	if (ns_diff(read, st->rx_msgs) > 0)
+		st->rx_msgs = read;
+}
+
+/*
+ * TCP transmit without a program of its own. A packet's first byte is at
  * stream offset bytes_acked + (seq - snd_una). Every message that starts
  * in it and was not handed off before (tx_xmit: a retransmission carries
  * none) gets this hand-off as DEV_XMIT and the packet's departure time
- * as TCP_SEND; a server's record goes now. Every message, timed or not,
- * moves on what is known read: a server answering request m has read
- * it, and a client sending request m has read every response but the
- * `inflight` - 1 before it.
+ * as TCP_SEND; a lean server's record goes now.
  */
-static __always_inline void lean_xmit(const struct sk_buff *skb,
-				      const struct sock *sk, struct ns_sk *st)
+static __always_inline void stream_xmit(const struct sk_buff *skb,
+					const struct sock *sk,
+					struct ns_sk *st)
 {
-	__u32 seq = 0, len, size = tx_size[st->side & 1], n, i, m, read;
+	__u32 seq = 0, len, size = tx_size[st->side & 1], n, i, m;
 	int server = NS_IS_SERVER(st->side);
 	const struct tcp_sock *tp;
 	__u64 first, off, now = 0, *sl;
@@ -1250,22 +1072,19 @@ static __always_inline void lean_xmit(const struct sk_buff *skb,
 		if (ns_diff(m, st->tx_xmit) < 0)
 			continue;
 		st->tx_xmit = m + 1;
-		/* A transaction per message sent (its end may not be seen). */
-		count_done(st->side & 1);
-		read = server ? m + 1 : m + 1 - inflight;
-		if (ns_diff(read, st->rx_msgs) > 0)
-			st->rx_msgs = read;
+		if (lean)
+			lean_sent(st, m);
+		/* Full records: one whose record went keeps its slot clean. */
+		else if (handed_over(st, m))
+			continue;
 		if (!sampled(m))
 			continue;
 		if (!now)
 			now = bpf_ktime_get_ns();
 		sl = slot(st, m);
-		/* A client's slot m is request m's from here on. */
-		if (!server)
-			clear_slot(sl);
 		sl[NS_K_TCP_SEND] = tx_departure(skb, now);
 		sl[NS_K_DEV_XMIT] = now;
-		if (server) {
+		if (lean && server) {
 			emit(st, m);
 			st->tx_msgs = m + 1;
 		}
@@ -1273,39 +1092,25 @@ static __always_inline void lean_xmit(const struct sk_buff *skb,
 }
 
 /*
- * TCP: the hand-off of the packet that carries a message's first byte.
- * Messages go out in order. With tcp_sendmsg_locked, tx_xmit is the
- * first of those that entered TCP still waiting; without it, the
- * connection's transmit track (armed at the handshake) numbers them.
+ * observe: the hand-off of the packet that carries a response's first
+ * byte. Responses go out in order; tx_xmit is the first of those that
+ * entered TCP (tcp_sendmsg_locked noted where each begins) still
+ * waiting.
  */
-static __always_inline void tcp_xmit(const struct sk_buff *skb,
-				     const struct sock *sk, struct ns_sk *st)
+static __always_inline void obs_xmit(const struct sk_buff *skb,
+				     struct ns_sk *st)
 {
 	__u32 seq = 0, len, first = 0, end, n, i;
-	struct ns_track *tr;
-	struct conn c = {};
 	__u64 now;
 
-	if (lean) {
-		lean_xmit(skb, sk, st);
-		return;
-	}
-	if (!no_tcp_send && st->tx_xmit == st->tx_begun)
+	if (st->tx_xmit == st->tx_begun)
 		return;
 	len = xmit_payload(skb, &seq);
 	if (!len)
 		return;
-	if (no_tcp_send) {
-		sock_conn(sk, bpf_ntohs(skb->protocol) == ETH_P_IP, &c);
-		tr = bpf_map_lookup_elem(&tx_tracks, &c);
-		n = tr ? ns_track(tr, tx_size[st->side & 1], seq, len, &first)
-		       : 0;
-	} else {
-		end = ns_xmit(st->tx_seq, st->tx_xmit, st->tx_begun, seq, len,
-			      &first);
-		st->tx_xmit = end;
-		n = end - first;
-	}
+	end = ns_xmit(st->tx_seq, st->tx_xmit, st->tx_begun, seq, len, &first);
+	st->tx_xmit = end;
+	n = end - first;
 	if (!n)
 		return;
 	now = bpf_ktime_get_ns();
@@ -1343,8 +1148,10 @@ static __always_inline int dev_xmit(const struct sk_buff *skb)
 		return 0;
 	if (NS_IS_UDP(st->side))
 		udp_xmit(st, bpf_ktime_get_ns());
+	else if (NS_IS_OBS(side))
+		obs_xmit(skb, st);
 	else
-		tcp_xmit(skb, sk, st);
+		stream_xmit(skb, sk, st);
 	return 0;
 }
 
@@ -1366,20 +1173,15 @@ int BPF_PROG(dev_hard_start_xmit, struct sk_buff *first)
 }
 
 /*
- * A connection of the data port is established: without
- * tcp_sendmsg_locked, its outbound messages are numbered from
- * write_seq, for the device hand-off to know them. tcp_crr: the
- * set-up's stamps, on storage BPF makes (no registration): a client's
- * as its connect() in a worker's thread sends the SYN, a server's as
- * the handshake ends, before accept().
+ * tcp_crr: the set-up's stamps, on storage BPF makes (no registration):
+ * a client's as its connect() in a worker's thread sends the SYN, a
+ * server's as the handshake ends, before accept(). observe: storage for
+ * a connection of the port, and the end of one closing.
  */
 SEC("tp_btf/inet_sock_set_state")
 int BPF_PROG(inet_sock_set_state, const struct sock *sk, const int oldstate,
 	     const int newstate)
 {
-	struct tcp_sock *tp;
-	struct conn c = {};
-	struct ns_track *tr;
 	struct ns_sk *st;
 	int server;
 
@@ -1414,13 +1216,6 @@ int BPF_PROG(inet_sock_set_state, const struct sock *sk, const int oldstate,
 	if (!serves(server) ||
 	    (!server && sk->__sk_common.skc_dport != bpf_htons(data_port)))
 		return 0;
-	if (no_tcp_send) {
-		tp = bpf_skc_to_tcp_sock((void *)sk);
-		sock_conn(sk, sock_v4(sk), &c);
-		tr = tp ? track_get(&c) : NULL;
-		if (tr)
-			ns_arm(tr, tp->write_seq, 0);
-	}
 	if (!NS_IS_CRR(side) && !NS_IS_OBS(side))
 		return 0;
 	st = lookup(sk);

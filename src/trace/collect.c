@@ -45,7 +45,7 @@ static int on_record(void *ctx, void *data, size_t size)
 static int on_kernel_record(void *ctx, void *data, size_t size)
 {
 	struct trace_worker *tw = ctx;
-	struct ustamps u = { .no_tcp_send = tw->no_tcp_send };
+	struct ustamps u = { 0 };
 	struct flow *f = tw->server;
 	struct ns_krecord rec;
 	enum merge_result r;
@@ -78,7 +78,6 @@ int trace_worker_init(struct trace_worker *tw, struct tracer *t, int id,
 	memset(tw, 0, sizeof(*tw));
 	tw->side = side;
 	tw->id = id;
-	tw->no_tcp_send = !tracer_has_tcp_send(t);
 	tw->lean = tracer_lean(t);
 	if (tw->lean) {
 		tw->early = xcalloc(TRACE_WAITING, sizeof(*tw->early));
@@ -258,7 +257,6 @@ static void merge_rec(struct trace_worker *tw, struct flow *f,
 	struct merged m;
 	int i;
 
-	us.no_tcp_send = tw->no_tcp_send;
 	r = merge_transaction(tw->side, rec, &us, &m);
 	/* tcp_crr: BPF knows each connection's client port; f does not. */
 	trace_worker_account(tw, r, &m, f->id, rec->seq,

@@ -56,7 +56,6 @@ struct trace_worker {
 	struct ring_buffer *rb;
 	enum ns_side side;
 	int id;
-	int no_tcp_send;	/* the kernel does not stamp TCP_SEND */
 	uint32_t sample;	/* --trace-sample: BPF times 1 message in this many */
 	const struct trace_cost *cost;	/* times the merges while it says */
 	uint64_t cost_ns, cost_n;	/* merges timed, and their time */

@@ -156,8 +156,6 @@ enum merge_result merge_transaction(enum ns_side side,
 		m->b[NS_B_RECV_RET] = u->recv_ret;
 	m->sw_tx = u->sw_tx;
 	m->sw_rx = u->sw_rx;
-	if (u->no_tcp_send)
-		m->b[NS_B_TCP_SEND] = m->b[NS_B_DEV_XMIT];
 	/*
 	 * The data is queued before sk_data_ready runs; a reader already
 	 * entering epoll_wait or recv can find it in between, unwoken, or

@@ -33,11 +33,6 @@ struct ustamps {
 	uint64_t accept_ret;	/* tcp_crr server: accept() returned */
 	/* lean records (tracer_lean()): RECV_RET is the worker's, not BPF's */
 	uint64_t recv_ret;
-	/*
-	 * The kernel has no tcp_sendmsg_locked tracepoint: TCP_SEND
-	 * collapses onto DEV_XMIT (tcp_tx is 0), as UDP's send has none.
-	 */
-	int no_tcp_send;
 };
 
 enum merge_result {

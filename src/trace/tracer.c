@@ -25,7 +25,7 @@ struct hook {
 	const char *name;
 	const char *fentry;	/* program name, or NULL */
 	const char *tp_btf;	/* program, named as its tracepoint */
-	int only;		/* ONLY_TCP, ONLY_OBSERVE, or 0: every side */
+	int only;		/* ONLY_OBSERVE and kin, or 0: every side */
 	/*
 	 * The kernel may lack it and still have the rest: what it stamps
 	 * is left out, and the note says how the stages change.
@@ -33,28 +33,26 @@ struct hook {
 	const char *without;
 };
 
-#define ONLY_TCP 1
 #define ONLY_OBSERVE 2
 #define ONLY_SCHED 3
+#define ONLY_CONNECTIONS 4	/* tcp_crr and observe: BPF makes storage */
 
 enum { H_TCP_RX, H_DATA_READY, H_RECV, H_TCP_SEND, H_XMIT, H_SEND,
        H_STATE, H_SYSEXIT, H_WAKEUP, H_SWITCH, H_COUNT };
 
 static const struct hook hooks[H_COUNT] = {
+	/* observe: the benchmark's sides read TCP's clock (stages.md) */
 	[H_TCP_RX] = { "tcp_rcv_established", "tcp_rcv_established",
-		       "tcp_probe", ONLY_TCP },
+		       "tcp_probe", ONLY_OBSERVE },
 	[H_DATA_READY] = { "sk_data_ready", NULL, "sk_data_ready", 0 },
 	[H_RECV] = { "sock_recv_length", NULL, "sock_recv_length", 0 },
 	[H_TCP_SEND] = { "tcp_sendmsg_locked", NULL, "tcp_sendmsg_locked",
-			 ONLY_TCP,
-			 "the kernel has no tcp_sendmsg_locked tracepoint "
-			 "(Linux 6.15 added it): TCP_SEND is not stamped, "
-			 "send_call runs to DEV_XMIT and tcp_tx is 0" },
+			 ONLY_OBSERVE },
 	[H_XMIT] = { "dev_hard_start_xmit", "dev_hard_start_xmit",
 		     "net_dev_start_xmit", 0 },
 	[H_SEND] = { "sock_send_length", NULL, "sock_send_length", 0 },
 	[H_STATE] = { "inet_sock_set_state", NULL, "inet_sock_set_state",
-		      ONLY_TCP },
+		      ONLY_CONNECTIONS },
 	/* Every syscall of the machine: only observe needs it (POLL_RET). */
 	[H_SYSEXIT] = { "sys_exit", NULL, "sys_exit", ONLY_OBSERVE,
 			"the kernel has no sys_exit tracepoint: POLL_RET is "
@@ -69,14 +67,16 @@ static const struct hook hooks[H_COUNT] = {
 		       "not stamped, so the wake-up counts as busy" },
 };
 
-/* Does this side's transport (and --trace-sched) use hook h? */
+/* Does this side (and --trace-sched) use hook h? */
 static int used(const struct hook *h, enum ns_side side, int sched)
 {
 	if (h->only == ONLY_OBSERVE)
 		return NS_IS_OBS(side);
 	if (h->only == ONLY_SCHED)
 		return sched;
-	return h->only != ONLY_TCP || !NS_IS_UDP(side);
+	if (h->only == ONLY_CONNECTIONS)
+		return NS_IS_CRR(side) || NS_IS_OBS(side);
+	return 1;
 }
 
 struct tracer {
@@ -156,9 +156,7 @@ static int find_missing(struct tracer *t, char *why, size_t len)
 		if (!used(&hooks[i], t->side, t->sched) || hooks[i].fentry ||
 		    kernel_has(vmlinux, hooks[i].tp_btf))
 			continue;
-		/* observe: a request ends as its response enters TCP. */
-		if (!hooks[i].without ||
-		    (NS_IS_OBS(t->side) && i == H_TCP_SEND)) {
+		if (!hooks[i].without) {
 			snprintf(why, len, "tracing off: the kernel has no %s "
 				 "tracepoint", hooks[i].tp_btf);
 			btf__free(vmlinux);
@@ -180,7 +178,6 @@ static int can_be_lean(const struct tracer *t, const struct tracer_cfg *cfg)
 {
 	return !cfg->hist_mode && !t->sched && !NS_IS_OBS(t->side) &&
 	       !NS_IS_UDP(t->side) && !NS_IS_CRR(t->side) &&
-	       !t->missing[H_TCP_SEND] &&
 	       !getenv("NETSTAGE_BENCH_FULL_HOOKS");
 }
 
@@ -210,7 +207,6 @@ static struct stages_bpf *open_with(const struct tracer *t,
 	skel->rodata->inflight = cfg->inflight;
 	skel->rodata->observe_tgid = cfg->observe_tgid;
 	skel->rodata->observe_netns = cfg->observe_netns;
-	skel->rodata->no_tcp_send = t->missing[H_TCP_SEND];
 	skel->rodata->lean = t->lean;
 	/* bench/overhead.sh: the cost of entering the programs alone. */
 	skel->rodata->empty = getenv("NETSTAGE_BENCH_EMPTY_BPF") != NULL;
@@ -238,14 +234,12 @@ static struct stages_bpf *open_with(const struct tracer *t,
 }
 
 /*
- * Is hook i's program attached? In lean mode TCP receive and send and
- * the length hooks are loaded (calibrate_entry() attaches one for a
- * moment) but not: the wake-up call and the hand-off read TCP's clock.
+ * Is hook i's program attached? In lean mode the length hooks are
+ * loaded (calibrate_entry() attaches one for a moment) but not.
  */
 static int attached(const struct tracer *t, size_t i)
 {
-	if (t->lean && (i == H_RECV || i == H_SEND || i == H_TCP_RX ||
-			i == H_TCP_SEND))
+	if (t->lean && (i == H_RECV || i == H_SEND))
 		return 0;
 	return used(&hooks[i], t->side, t->sched);
 }
@@ -538,10 +532,6 @@ const char *tracer_note(const struct tracer *t)
 	return t->note;
 }
 
-int tracer_has_tcp_send(const struct tracer *t)
-{
-	return !t->missing[H_TCP_SEND];
-}
 
 /* Entry key of a per-CPU array of u64, summed over CPUs. */
 static uint64_t percpu_sum(int fd, uint32_t key)

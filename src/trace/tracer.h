@@ -67,8 +67,6 @@ const char *tracer_hooks(const struct tracer *t);
 int tracer_lean(const struct tracer *t);
 /* What tracing goes without on this kernel, in a line; NULL: nothing. */
 const char *tracer_note(const struct tracer *t);
-/* Is TCP_SEND stamped? Without it the merge collapses it (merge.h). */
-int tracer_has_tcp_send(const struct tracer *t);
 /* --trace=hist: kernel stage k's histogram, summed over CPUs, into h. */
 int tracer_khist(struct tracer *t, int k, struct hist *h);
 /* --trace=hist: transactions BPF timed, and those it could not. */

@@ -35,7 +35,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(&u.sw_rx, data + sizeof(k) + 32, 8);
 	memcpy(&u.connect, data + sizeof(k) + 40, 8);
 	memcpy(&u.accept_ret, data + sizeof(k) + 48, 8);
-	u.no_tcp_send = size > sizeof(k) + 56 && data[sizeof(k) + 56] & 1;
+	/* Lean records: RECV_RET is the worker's stamp, when there is one. */
+	if (size >= sizeof(k) + 64)
+		memcpy(&u.recv_ret, data + sizeof(k) + 56, 8);
 	for (i = 0; i < sizeof(sides) / sizeof(sides[0]); i++) {
 		enum merge_result r = merge_transaction(sides[i], &k, &u, &m);
 

@@ -42,15 +42,9 @@ static void t_sequence_numbers_wrap(void **state)
 {
 	const unsigned int isn = 0xffffff00u;
 	unsigned int tx_seq[NS_SLOTS], first, end;
-	struct ns_track t = { 0 };
 	int i;
 
 	/* 0x200-byte messages; message 1 starts at 0x100, past the wrap. */
-	ns_arm(&t, isn, 0);
-	assert_int_equal(ns_track(&t, 0x200, isn, 0x180, &first), 1);
-	assert_int_equal(ns_track(&t, 0x200, isn + 0x180, 0x200, &first), 1);
-	assert_int_equal(first, 1);
-	assert_int_equal(t.next, 0x300);
 	for (i = 0; i < 3; i++)
 		tx_seq[i] = isn + i * 0x200;
 	end = ns_xmit(tx_seq, 0, 3, 0xfffffff0u, 0x400, &first);
@@ -87,35 +81,8 @@ static void t_which_transmitted_packet_carries_a_start(void **state)
 	assert_int_equal(end, 4);
 }
 
-/* The transmit track of a kernel without tcp_sendmsg_locked. */
-static void t_a_track_counts_starts_in_order(void **state)
-{
-	struct ns_track t = { 0 };
-	unsigned int first = 99;
-
-	/* Not armed: nothing counted. */
-	assert_int_equal(ns_track(&t, 100, 0, 100, &first), 0);
-	ns_arm(&t, 4000, 0);
-	/* The handshake's ACK and an ACK later carry no bytes. */
-	assert_int_equal(ns_track(&t, 100, 4000, 0, &first), 0);
-	/* Requests 0 and 1 in one segment, then 2's first half alone. */
-	assert_int_equal(ns_track(&t, 100, 4000, 200, &first), 2);
-	assert_int_equal(first, 0);
-	assert_int_equal(ns_track(&t, 100, 4200, 50, &first), 1);
-	assert_int_equal(first, 2);
-	/* Its second half, and a retransmission of 1, start nothing. */
-	assert_int_equal(ns_track(&t, 100, 4250, 50, &first), 0);
-	assert_int_equal(ns_track(&t, 100, 4100, 100, &first), 0);
-	assert_int_equal(t.next, 4300);
-	assert_int_equal(t.idx, 3);
-	/* 3's packet went by unseen: 4's start is counted as 4. */
-	assert_int_equal(ns_track(&t, 100, 4400, 100, &first), 1);
-	assert_int_equal(first, 4);
-	assert_int_equal(t.idx, 5);
-}
-
 /*
- * lean receive, at the wake-up after each segment: which messages
+ * TCP receive, at the wake-up after each segment: which messages
  * became readable, where each one's first byte is, and whether the
  * queue's tail segment carries it.
  */
@@ -166,7 +133,6 @@ int main(void)
 		cmocka_unit_test(t_starts_in_a_stretch_of_stream),
 		cmocka_unit_test(t_sequence_numbers_wrap),
 		cmocka_unit_test(t_which_transmitted_packet_carries_a_start),
-		cmocka_unit_test(t_a_track_counts_starts_in_order),
 		cmocka_unit_test(t_messages_made_readable),
 	};
 
