@@ -345,13 +345,12 @@ t_trace_across_a_veth_pair() {
 }
 
 # tcp_rr records go without the recv and send length hooks: four
-# program runs a transaction, not eight. A client's record comes at its response's DATA_READY, before
-# its worker has read it; with eight flows on one worker and four
-# requests in flight on each, records of other flows and of later
-# requests wait for their own transaction, and each transaction still
-# gets its own record. RECV_RET is then the worker's stamp: the clock
-# read that found the message whole. TCP_RX and TCP_SEND are TCP's own
-# clock reads, taken by the wake-up call and the hand-off.
+# program runs a transaction, not eight. A client's record comes at its
+# response's DATA_READY, before its worker has read it; with eight flows
+# on one worker and four requests in flight on each, records of other
+# flows and of later requests wait for their own transaction, and each
+# transaction still gets its own record. RECV_RET is then the worker's
+# stamp: the clock read that found the message whole.
 t_trace_lean_records_match_their_transactions() {
 	need_root
 	local side opt
