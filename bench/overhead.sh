@@ -5,8 +5,8 @@
 # N, default 100), and with the same programs attached but returning at
 # once (the floor: entering them; eight, and lean records' four),
 # alternating run by run in one invocation, at 1 flow and at -F 4 -T 2,
-# against bpftrace counting four of the same tracepoints as a reference;
-# and the client's p50 latency traced against untraced.
+# against bpftrace counting four tracepoints of the stage model as a
+# reference; and the client's p50 latency traced against untraced.
 #
 #   bench/overhead.sh [-r REPS] [-l SECONDS] [-P] [-w udp_rr] [-b N]
 #                     [-s N] (root)
