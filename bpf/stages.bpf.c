@@ -463,11 +463,6 @@ done:
 	clear_slot(sl);
 }
 
-static __always_inline __u32 be32(const __u8 *b)
-{
-	return (__u32)b[0] << 24 | (__u32)b[1] << 16 | (__u32)b[2] << 8 | b[3];
-}
-
 /*
  * When the packet of this skb came in, on bpf_ktime_get_ns()'s clock:
  * the stamp the kernel gives it as it enters the stack (netif_rx, or
@@ -515,97 +510,6 @@ static __always_inline struct ns_sk *new_storage(const struct sock *sk,
 	st->worker = NS_IS_OBS(side) ? 0 : NS_NO_WORKER;
 	st->flow_id = NS_IS_OBS(side) ? st->port : NS_NO_FLOW;
 	return st;
-}
-
-/*
- * A received segment's first sequence number and payload bytes, from
- * its TCP header (skb->data is there in tcp_rcv_established); 0 for a
- * pure ACK, which carries no message and is no boundary.
- */
-static __always_inline int rx_payload(const struct sk_buff *skb, __u32 *seq,
-				      __u32 *len)
-{
-	__u32 hlen;
-	__u8 th[16];
-
-	if (bpf_probe_read_kernel(th, sizeof(th), skb->data))
-		return 0;
-	hlen = (th[12] >> 4) * 4;
-	if (skb->len <= hlen)
-		return 0;
-	*len = skb->len - hlen;
-	*seq = be32(th + 4);
-	return 1;
-}
-
-/*
- * observe: a request is what the server reads until it writes. The
- * first new payload since the response before it began (or since the
- * handshake) starts the next one; its arrival is this packet's, the
- * copy of its first byte TCP took.
- */
-static __always_inline int obs_rx(struct sock *sk, const struct sk_buff *skb,
-				  struct ns_sk *st)
-{
-	struct tcp_sock *tp;
-	__u32 seq, len, i;
-	__u64 *sl;
-
-	if (st->rx_open || st->late)
-		return 0;
-	tp = bpf_skc_to_tcp_sock(sk);
-	if (!tp || !rx_payload(skb, &seq, &len))
-		return 0;
-	/* Nothing new: bytes TCP has already. */
-	if (ns_diff(seq + len, tp->rcv_nxt) <= 0)
-		return 0;
-	sl = slot(st, st->rx_seen);
-	for (i = 0; i < NS_K_COUNT; i++)
-		sl[i] = 0;
-	st->rx_open = 1;
-	st->rx_seen++;
-	/* Ahead of a hole: the request's first byte went by unseen. */
-	if (ns_diff(seq, tp->rcv_nxt) > 0)
-		return 0;
-	sl[NS_K_TCP_RX] = bpf_ktime_get_ns();
-	sl[NS_K_NETIF_RX] = rx_arrival(skb);
-	return 0;
-}
-
-/*
- * observe: a connection of the port met after its handshake (it was
- * there before observe began) gets storage here, and is timed from the
- * request after the next response: it may be in the middle of one.
- */
-static __always_inline int obs_tcp_rx(struct sock *sk,
-				      const struct sk_buff *skb)
-{
-	struct ns_sk *st = lookup(sk);
-
-	if (st)
-		return obs_rx(sk, skb, st);
-	if (sk->__sk_common.skc_num != data_port)
-		return 0;
-	st = new_storage(sk, 1);
-	if (st)
-		st->late = 1;
-	return 0;
-}
-
-SEC("tp_btf/tcp_probe")
-int BPF_PROG(tcp_probe, struct sock *sk, const struct sk_buff *skb)
-{
-	if (empty)
-		return 0;
-	return obs_tcp_rx(sk, skb);
-}
-
-SEC("fentry/tcp_rcv_established")
-int BPF_PROG(tcp_rcv_established, struct sock *sk, struct sk_buff *skb)
-{
-	if (empty)
-		return 0;
-	return obs_tcp_rx(sk, skb);
 }
 
 /* A UDP stamp slot: 0 is not written yet; NO_ARRIVAL, arrival unseen. */
@@ -776,27 +680,81 @@ static __always_inline int tcp_ready(const struct sock *sk, struct ns_sk *st)
 	return 0;
 }
 
+/*
+ * observe: a request is what the server reads until it writes. The
+ * first wake-up with new payload since its response began (rx_mark, or
+ * since the handshake) starts the next one. Its first byte is the first
+ * new one: the segment carrying it, if it is the queue's tail, gives
+ * its arrival (the copy TCP took) and TCP's clock read, as for the
+ * benchmark's sides (tcp_ready); a request begun out of order has
+ * neither.
+ */
+static __always_inline int obs_wakeup(const struct sock *sk, struct ns_sk *st)
+{
+	struct tcp_sock *tp = bpf_skc_to_tcp_sock((void *)sk);
+	__u32 seq = 0, end_seq = 0, first;
+	__u64 arrival = 0, end, *sl;
+	int ooo;
+
+	if (!tp)
+		return 0;
+	end = tp->bytes_received;
+	ooo = tp->rcv_ooopack != st->rx_ooo;
+	st->rx_ooo = tp->rcv_ooopack;
+	if (st->rx_open || st->late || end <= st->rx_mark)
+		return 0;
+	sl = slot(st, st->rx_seen);
+	clear_slot(sl);
+	st->rx_open = 1;
+	st->rx_seen++;
+	sl[NS_K_DATA_READY] = bpf_ktime_get_ns();
+	first = tp->rcv_nxt - (__u32)(end - st->rx_mark);
+	if (!ooo && tail_range(sk, &seq, &end_seq, &arrival) &&
+	    ns_carries(seq, end_seq, first)) {
+		sl[NS_K_TCP_RX] = tp->tcp_clock_cache;
+		sl[NS_K_NETIF_RX] = arrival;
+	}
+	return 0;
+}
+
+#define IPPROTO_TCP 6
+
+/*
+ * observe: a connection of the port met after its handshake (it was
+ * there before observe began) gets storage at its first wake-up, and
+ * is timed from the request after the next response: it may be in the
+ * middle of one.
+ */
+static __always_inline int obs_late(const struct sock *sk)
+{
+	struct ns_sk *st;
+
+	if (sk->__sk_common.skc_num != data_port ||
+	    sk->sk_protocol != IPPROTO_TCP ||
+	    sk->__sk_common.skc_state != TCP_ESTABLISHED)
+		return 0;
+	st = new_storage(sk, 1);
+	if (st)
+		st->late = 1;
+	return 0;
+}
+
 /* TCP: the wake-up after a segment; UDP: after each datagram. */
 SEC("tp_btf/sk_data_ready")
 int BPF_PROG(sk_data_ready, const struct sock *sk)
 {
 	struct ns_sk *st;
-	__u64 *sl;
 
 	if (empty)
 		return 0;
 	st = lookup(sk);
+	/* `side`, not st->side: the verifier drops these when not observing. */
 	if (!st)
-		return 0;
+		return NS_IS_OBS(side) ? obs_late(sk) : 0;
 	if (NS_IS_UDP(st->side))
 		return udp_ready(sk, st);
-	/* `side`, not st->side: the verifier drops this when not observing. */
-	if (NS_IS_OBS(side)) {
-		sl = slot(st, st->rx_seen - 1);
-		if (st->rx_open && sl[NS_K_TCP_RX] && !sl[NS_K_DATA_READY])
-			sl[NS_K_DATA_READY] = bpf_ktime_get_ns();
-		return 0;
-	}
+	if (NS_IS_OBS(side))
+		return obs_wakeup(sk, st);
 	return tcp_ready(sk, st);
 }
 
@@ -955,6 +913,8 @@ static __always_inline int obs_send(const struct sock *sk, struct ns_sk *st)
 	tp = bpf_skc_to_tcp_sock((void *)sk);
 	if (!tp)
 		return 0;
+	/* The next request starts past what has come in so far. */
+	st->rx_mark = tp->bytes_received;
 	if (st->late) {
 		st->late = 0;
 		return 0;

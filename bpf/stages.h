@@ -260,6 +260,8 @@ struct ns_sk {
 	unsigned int udp_overflow;	/* lost track: wait for an empty queue */
 	/* lean: what bytes_acked counts besides the stream (the SYN, or 0) */
 	unsigned int tx_adj;
+	/* observe: bytes_received as the response began */
+	unsigned long long rx_mark;
 };
 
 /* One record per transaction per side, from BPF to the side's worker. */

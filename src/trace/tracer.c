@@ -37,13 +37,10 @@ struct hook {
 #define ONLY_SCHED 3
 #define ONLY_CONNECTIONS 4	/* tcp_crr and observe: BPF makes storage */
 
-enum { H_TCP_RX, H_DATA_READY, H_RECV, H_TCP_SEND, H_XMIT, H_SEND,
+enum { H_DATA_READY, H_RECV, H_TCP_SEND, H_XMIT, H_SEND,
        H_STATE, H_SYSEXIT, H_WAKEUP, H_SWITCH, H_COUNT };
 
 static const struct hook hooks[H_COUNT] = {
-	/* observe: the benchmark's sides read TCP's clock (stages.md) */
-	[H_TCP_RX] = { "tcp_rcv_established", "tcp_rcv_established",
-		       "tcp_probe", ONLY_OBSERVE },
 	[H_DATA_READY] = { "sk_data_ready", NULL, "sk_data_ready", 0 },
 	[H_RECV] = { "sock_recv_length", NULL, "sock_recv_length", 0 },
 	[H_TCP_SEND] = { "tcp_sendmsg_locked", NULL, "tcp_sendmsg_locked",

@@ -289,9 +289,10 @@ t_observe_outputs_every_side_has() {
 
 	start_memcached
 	load_memcached -l 5
+	# Every record kept, whatever the rate: the script counts them all.
 	ns observe --port "$DPORT" -l 2 -Asamples.csv --json obs.json \
-		--script "$EX/stage-report.lua" > obs.out \
-		2> obs.err
+		--script "$EX/stage-report.lua" --trace-max-records 1000000 \
+		> obs.out 2> obs.err
 	ns observe --port "$DPORT" -l 1 -q \
 		-o num_transactions,stage_wakeup_p99_us > sel.out
 	wait %2
