@@ -622,6 +622,22 @@ static __always_inline int tail_range(const struct sock *sk, __u32 *seq,
 }
 
 /*
+ * Did a segment come out of order since the last wake-up, or does TCP
+ * still hold some so? Then what this wake-up made readable may have
+ * arrived long before TCP took it in order, possibly over several
+ * wake-ups as holes fill: its messages go untimed.
+ */
+static __always_inline int out_of_order(const struct tcp_sock *tp,
+					struct ns_sk *st)
+{
+	int ooo = tp->rcv_ooopack != st->rx_ooo || st->ooo_held;
+
+	st->rx_ooo = tp->rcv_ooopack;
+	st->ooo_held = tp->out_of_order_queue.rb_node != NULL;
+	return ooo;
+}
+
+/*
  * TCP receive without a program of its own. tcp_rcv_established reads
  * TCP's clock (tcp_clock_cache) as it takes a segment, before any work
  * on it, and calls this wake-up once it has queued it: the receive
@@ -647,6 +663,7 @@ static __always_inline int tcp_ready(const struct sock *sk, struct ns_sk *st)
 	tp = bpf_skc_to_tcp_sock((void *)sk);
 	if (!tp)
 		return 0;
+	ooo = out_of_order(tp, st);
 	/* The messages that start before rcv_nxt, from the first unseen. */
 	end = tp->bytes_received;
 	n = ns_readable(end, size, ns_diff(st->rx_seen, st->rx_msgs) > 0 ?
@@ -654,8 +671,6 @@ static __always_inline int tcp_ready(const struct sock *sk, struct ns_sk *st)
 	if (!n)
 		return 0;
 	st->rx_seen = m + n;
-	ooo = tp->rcv_ooopack != st->rx_ooo;
-	st->rx_ooo = tp->rcv_ooopack;
 	seen = !ooo && tail_range(sk, &seq, &end_seq, &arrival);
 	rx = tp->tcp_clock_cache;
 	now = bpf_ktime_get_ns();
@@ -699,8 +714,7 @@ static __always_inline int obs_wakeup(const struct sock *sk, struct ns_sk *st)
 	if (!tp)
 		return 0;
 	end = tp->bytes_received;
-	ooo = tp->rcv_ooopack != st->rx_ooo;
-	st->rx_ooo = tp->rcv_ooopack;
+	ooo = out_of_order(tp, st);
 	if (st->rx_open || st->late || end <= st->rx_mark)
 		return 0;
 	sl = slot(st, st->rx_seen);

@@ -228,7 +228,7 @@ struct ns_sk {
 	unsigned short worker;
 	unsigned char side;	/* enum ns_side: end and transport */
 	/* kept by BPF; messages are numbered from the stream's start */
-	unsigned char pad0;
+	unsigned char ooo_held;	/* TCP held data out of order at a wake-up */
 	/* observe: the turn a connection is in (messages have no size) */
 	unsigned char rx_open;	/* a request began and no response yet */
 	unsigned char tx_open;	/* a response began, its record not sent */
