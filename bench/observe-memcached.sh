@@ -6,7 +6,8 @@
 # nanoseconds each request gained; then what the observer itself
 # counted, against what memcached's own cmd_get counted.
 #
-#   bench/observe-memcached.sh [-r REPS] [-l SECONDS] [-P] [-F FLOWS] (root)
+#   [NETSTAGE=path] bench/observe-memcached.sh [-r REPS] [-l SECONDS] [-P]
+#                   [-F FLOWS] (root)
 #
 # Pinned by default (memcached and client on CPU 0): unpinned loopback
 # pays cross-CPU wake-ups and moves by 10x between runs. The observer
@@ -32,8 +33,9 @@ while getopts "r:l:PF:" opt; do
 done
 [ "$(id -u)" -eq 0 ] || { echo "bench: observe needs root" >&2; exit 1; }
 command -v memcached > /dev/null || scripts/install-deps.sh
-NS=build/netstage
-[ -x $NS ] || make -s || exit 1
+# NETSTAGE=path measures another build (an earlier one, for a before/after).
+NS=${NETSTAGE:-build/netstage}
+[ -x "$NS" ] || make -s || exit 1
 OUT=$(mktemp -d /tmp/netstage-observe.XXXXXX)
 trap 'kill $(jobs -p) 2> /dev/null; rm -rf "$OUT"' EXIT
 
