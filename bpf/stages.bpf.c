@@ -601,10 +601,10 @@ static __always_inline void udp_read(const struct sock *sk, struct ns_sk *st)
 }
 
 /*
- * The TCP receive stamps of a segment's messages, read at its wake-up
- * call, the queue's tail skb being the segment. Its first
- * byte's sequence number and the one after its last, from TCP's
- * control block (struct tcp_skb_cb leads skb->cb). 0: no segment.
+ * At a wake-up call, the segment just queued: the receive queue's tail.
+ * Its first byte's sequence number and the one after its last, from
+ * TCP's control block (struct tcp_skb_cb leads skb->cb), and its
+ * arrival. 0: the queue is empty.
  */
 static __always_inline int tail_range(const struct sock *sk, __u32 *seq,
 				      __u32 *end_seq, __u64 *arrival)
@@ -640,16 +640,14 @@ static __always_inline int out_of_order(const struct tcp_sock *tp,
 /*
  * TCP receive without a program of its own. tcp_rcv_established reads
  * TCP's clock (tcp_clock_cache) as it takes a segment, before any work
- * on it, and calls this wake-up once it has queued it: the receive
+ * on it, and calls this wake-up once it has queued it at the receive
  * queue's tail. Every message whose first byte that made readable gets
  * the clock read as TCP_RX, the tail's arrival as NETIF_RX and this
  * call as DATA_READY; a lean client's record goes now, its worker
  * matching it to its own stamps when it has read the response. A
- * message not
- * in the tail (it came in a segment queued out of order, or in the one
- * that filled the hole before them), or made readable after any
- * segment was taken out of order, gets no TCP_RX: incomplete, never
- * timed from a later packet's clock.
+ * message not in the tail (the segment that filled a hole before it),
+ * or made readable while segments came out of order (out_of_order()),
+ * gets no TCP_RX: incomplete, never timed from another packet's clock.
  */
 static __always_inline int tcp_ready(const struct sock *sk, struct ns_sk *st)
 {
