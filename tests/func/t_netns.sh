@@ -114,6 +114,50 @@ print(f"{len(slow)} transactions met a loss; receive stages clean")
 PY
 }
 
+# observe takes a request's arrival from the copy TCP took too: with 1
+# in 50 data packets dropped both ways between a client and memcached
+# in two namespaces, no retransmission's wait lands in a receive stage
+# of the observed server, while the client did meet losses.
+t_observe_a_dropped_packet_lands_in_no_receive_stage() {
+	need_root
+	command -v nft > /dev/null || { echo "no nft (nftables)"; exit "$SKIP"; }
+	command -v memcached > /dev/null || { echo "no memcached"; exit "$SKIP"; }
+	local a=oc$$ b=os$$ port=11311 mc
+
+	make_veth "$a" "$b"
+	drop_in "$b" "tcp dport $port tcp flags & (syn | fin | rst) == 0"
+	drop_in "$a" "tcp sport $port tcp flags & (syn | fin | rst) == 0"
+	ip netns exec "$b" memcached -u nobody -l 192.0.2.2 -p $port -U 0 \
+		-t 1 &
+	mc=$!
+	trap 'kill '"$mc"' 2>/dev/null; ip netns del '"$a"' 2>/dev/null;
+	      ip netns del '"$b"' 2>/dev/null' EXIT
+	for i in $(seq 100); do
+		ip netns exec "$b" ss -ltn | grep -q "192.0.2.2:$port" && break
+		sleep 0.05
+	done
+	ip netns exec "$a" timeout 60 "$NETSTAGE" tcp_rr --raw -H 192.0.2.2 \
+		-P $port --request-data 'get k\r\n' --response-end 'END\r\n' \
+		-F 4 -q -l 4 > cli.out 2> cli.err &
+	sleep 0.5
+	ip netns exec "$b" timeout 60 "$NETSTAGE" observe --port $port -l 3 \
+		-q --trace-records=obs.csv --trace-max-records 1000000 \
+		> obs.out 2> obs.err
+	wait %2
+	expect_gt "$(key obs.out trace_transactions)" 100 "observed"
+	python3 - obs.csv "$(key cli.out latency_max_us)" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+# The client met losses: a wait of 5 ms or more (a tail loss probe
+# comes after 10 ms at the least here).
+assert float(sys.argv[2]) > 5000, f"client latency max {sys.argv[2]} us"
+for stage in ("softirq_rx", "tcp_rx"):
+    worst = max(int(r[stage]) for r in rows)
+    assert worst < 5e6, f"observed {stage} max {worst} ns"
+print(f"{len(rows)} requests observed; receive stages clean")
+PY
+}
+
 # With several requests in flight, a dropped segment leaves the ones
 # after it out of order until its retransmission fills the hole, and
 # TCP makes them readable all at once then. Their TCP_RX must not be
