@@ -90,13 +90,13 @@ NS_INLINE int ns_carries(unsigned int seq, unsigned int end_seq,
 }
 
 /*
- * observe's transmit: messages [from, begun) have entered TCP, message m's first
- * byte as sequence number tx_seq[NS_SLOT(m)], and wait, in order, for
- * the device hand-off of the packet carrying it. For a packet
- * [seq, seq + len): the messages it carries are [*first, return value);
- * those in [from, *first) went by in packets not seen. The return value
- * is the first message still waiting. Retransmissions and ACKs carry
- * none of them.
+ * observe's transmit: messages [from, begun) have entered TCP, message
+ * m's first byte as sequence number tx_seq[NS_SLOT(m)], and wait, in
+ * order, for the device hand-off of the packet carrying it. For a
+ * packet [seq, seq + len): the messages it carries are [*first, return
+ * value); those in [from, *first) went by in packets not seen. The
+ * return value is the first message still waiting. Retransmissions and
+ * ACKs carry none of them.
  */
 NS_INLINE unsigned int ns_xmit(const unsigned int *tx_seq, unsigned int from,
 			       unsigned int begun, unsigned int seq,

@@ -2,7 +2,9 @@
 /*
  * Kernel side of netstage --trace: stamp each registered socket's
  * transaction at the kernel boundaries of bpf/stages.h and hand one
- * record per transaction to the worker that owns the socket.
+ * record per transaction to the worker that owns the socket. TCP's
+ * receive and send are timed by TCP's own clock reads, taken where the
+ * wake-up call and the device hand-off run: no program of their own.
  *
  * Only sockets user space registered in `socks` are traced: every other
  * socket costs one failed storage lookup. Several messages can be in

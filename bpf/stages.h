@@ -233,20 +233,20 @@ struct ns_sk {
 	unsigned char rx_open;	/* a request began and no response yet */
 	unsigned char tx_open;	/* a response began, its record not sent */
 	unsigned char late;	/* met mid-stream: wait for a response */
-	unsigned char tx_based;	/* lean: tx_adj is set */
+	unsigned char tx_based;	/* tx_adj is set */
 	/* storage BPF made: the connection's client port, for the records */
 	unsigned short port;
 	unsigned short pad3;
 	unsigned int rx_msgs;	/* inbound messages read whole */
 	unsigned int tx_msgs;	/* outbound messages sent whole */
 	unsigned int rx_seen;	/* inbound messages whose start TCP saw */
-	unsigned int tx_begun;	/* outbound messages that entered TCP */
+	unsigned int tx_begun;	/* observe: responses that entered TCP */
 	unsigned int tx_xmit;	/* first of those not handed to a device */
 	unsigned int rx_bytes;	/* of the inbound message so far */
 	unsigned int tx_bytes;	/* of the outbound message so far */
-	/* lean: the socket's rcv_ooopack at its last wake-up call */
+	/* the socket's rcv_ooopack at its last wake-up call */
 	unsigned int rx_ooo;
-	/* TCP sequence number of each outbound message's first byte */
+	/* observe: TCP sequence number of each response's first byte */
 	unsigned int tx_seq[NS_SLOTS];
 	/* K stamps by message: slot m % NS_SLOTS, by enum ns_kboundary */
 	unsigned long long slot[NS_SLOTS][NS_K_COUNT];
@@ -258,7 +258,7 @@ struct ns_sk {
 	unsigned long long udp_q[NS_UDP_QUEUE][2];
 	unsigned int udp_head, udp_tail;
 	unsigned int udp_overflow;	/* lost track: wait for an empty queue */
-	/* lean: what bytes_acked counts besides the stream (the SYN, or 0) */
+	/* what bytes_acked counts besides the stream (the SYN, or 0) */
 	unsigned int tx_adj;
 	/* observe: bytes_received as the response began */
 	unsigned long long rx_mark;

@@ -529,7 +529,6 @@ const char *tracer_note(const struct tracer *t)
 	return t->note;
 }
 
-
 /* Entry key of a per-CPU array of u64, summed over CPUs. */
 static uint64_t percpu_sum(int fd, uint32_t key)
 {
