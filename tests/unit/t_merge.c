@@ -322,6 +322,16 @@ static void lean_rec(struct ns_krecord *k, struct ustamps *u, uint32_t flow,
 	k->seq = seq;
 }
 
+/* The lean record of flow, seq is read from the ring. */
+static void lean_arrives(struct trace_worker *tw, uint32_t flow, uint32_t seq)
+{
+	struct ns_krecord k;
+	struct ustamps u = { 0 };
+
+	lean_rec(&k, &u, flow, seq);
+	trace_worker_wait(tw, &k);
+}
+
 /*
  * Lean records come at the last kernel boundary: before their worker is
  * done (other flows' and later requests'), or after. Each transaction
@@ -344,13 +354,11 @@ static void t_lean_records_wait_for_their_transaction(void **state)
 	for (i = 0; i < NS_MAX_STAGES; i++)
 		hist_reset(&tw.stage[i]);
 	/* Read ahead, out of order: f2's first, f1's second and first. */
-	lean_rec(&k, &u, 2, 0);
-	trace_worker_wait(&tw, &k);
+	lean_arrives(&tw, 2, 0);
 	lean_rec(&k, &u, 1, 1);
 	k.t[NS_B_DEV_XMIT] = 3001;	/* tells f1's two apart */
 	trace_worker_wait(&tw, &k);
-	lean_rec(&k, &u, 1, 0);
-	trace_worker_wait(&tw, &k);
+	lean_arrives(&tw, 1, 0);
 	trace_worker_take_lean(&tw, &f1, &u);
 	trace_worker_take_lean(&tw, &f1, &u);
 	trace_worker_take_lean(&tw, &f2, &u);
@@ -365,8 +373,7 @@ static void t_lean_records_wait_for_their_transaction(void **state)
 	trace_worker_take_lean(&tw, &f1, &u);
 	assert_int_equal(tw.complete, 3);
 	assert_int_equal(tw.nlate, 1);
-	lean_rec(&k, &u, 1, 2);
-	trace_worker_wait(&tw, &k);
+	lean_arrives(&tw, 1, 2);
 	/* f2's second comes never; f1's third is settled meanwhile. */
 	trace_worker_take_lean(&tw, &f2, &u);
 	assert_int_equal(tw.complete, 4);
@@ -377,8 +384,7 @@ static void t_lean_records_wait_for_their_transaction(void **state)
 	 * f2's third gets its record: a socket's records come in order,
 	 * so its second never will, and stops waiting.
 	 */
-	lean_rec(&k, &u, 2, 2);
-	trace_worker_wait(&tw, &k);
+	lean_arrives(&tw, 2, 2);
 	trace_worker_take_lean(&tw, &f2, &u);
 	assert_int_equal(tw.complete, 5);
 	assert_int_equal(tw.norecord, 1);
@@ -391,10 +397,8 @@ static void t_lean_records_wait_for_their_transaction(void **state)
 	assert_int_equal(tw.nlate, TRACE_WAITING);
 	assert_int_equal(tw.norecord, 1 + 10);
 	/* 3 to 12 gave way: 13 and 14 are the oldest, and their records come. */
-	lean_rec(&k, &u, 1, 13);
-	trace_worker_wait(&tw, &k);
-	lean_rec(&k, &u, 1, 14);
-	trace_worker_wait(&tw, &k);
+	lean_arrives(&tw, 1, 13);
+	lean_arrives(&tw, 1, 14);
 	trace_worker_take_lean(&tw, &f2, &u);
 	assert_int_equal(tw.complete, 7);
 	assert_int_equal(tw.nlate, TRACE_WAITING - 2 + 1);
