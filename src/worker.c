@@ -260,6 +260,24 @@ static int wait_events(struct worker *w, struct epoll_event *ev, int max,
 	return epoll_wait(w->epfd, ev, max, ms);
 }
 
+/*
+ * --trace-sample: does a flow of this epoll batch complete a timed
+ * transaction next? Only then is the return's clock read (EPOLL_RET).
+ */
+static int batch_sampled(const struct worker *w,
+			 const struct epoll_event *ev, int n)
+{
+	const struct flow *f;
+	int i;
+
+	if (w->tw->sample <= 1)
+		return 1;
+	for (i = 0; i < n; i++)
+		if ((f = ev[i].data.ptr) && trace_worker_sampled(w->tw, f))
+			return 1;
+	return 0;
+}
+
 static void epoll_loop(struct worker *w)
 {
 	int max = w->rs->o->maxevents, i, n, efd_armed = 1;
@@ -284,7 +302,7 @@ static void epoll_loop(struct worker *w)
 			break;
 		}
 		if (w->tw)
-			w->t_epoll = now_ns();
+			w->t_epoll = batch_sampled(w, ev, n) ? now_ns() : 0;
 		for (i = 0; i < n; i++) {
 			struct flow *f = ev[i].data.ptr;
 

@@ -385,7 +385,7 @@ static void done(struct trace_worker *tw, struct flow *f,
 		 const struct ustamps *u)
 {
 	/* BPF numbers a flow's transactions as f->tr_seq does. */
-	if (tw->sample > 1 && f->tr_seq % tw->sample) {
+	if (!trace_worker_sampled(tw, f)) {
 		f->tr_seq++;
 		return;
 	}

@@ -12,11 +12,11 @@
 
 #include <stdint.h>
 
+#include "../flow.h"
 #include "../hist.h"
 #include "cost.h"
 #include "merge.h"
 
-struct flow;
 struct tracer;
 struct ring_buffer;
 
@@ -110,6 +110,17 @@ struct trace_worker {
 
 int trace_worker_init(struct trace_worker *tw, struct tracer *t, int id,
 		      enum ns_side side, long max_recs);
+/*
+ * Is the transaction on f that completes next one BPF times? Those
+ * --trace-sample leaves out need none of the worker's stamps, so a
+ * clock read only a stamp needs is skipped for them.
+ */
+static inline int trace_worker_sampled(const struct trace_worker *tw,
+				       const struct flow *f)
+{
+	return tw->sample <= 1 || f->tr_seq % tw->sample == 0;
+}
+
 /*
  * The transaction on f just completed with these user stamps. One that
  * --trace-sample leaves out costs a counter.

@@ -160,7 +160,8 @@ static void continue_send(struct worker *w, struct flow *f)
 	if (!w->rs->is_client) {
 		f->transactions++;
 		if (w->tw)
-			traced(w, f, now_ns());
+			traced(w, f, trace_worker_sampled(w->tw, f) ?
+				     now_ns() : 0);
 	}
 	f->state = RR_RECEIVING;
 	f->off = 0;
@@ -198,7 +199,7 @@ static void message_received(struct worker *w, struct flow *f)
 			w->rs->wl->client_done(w, f, now);
 			return;
 		}
-	} else if (w->tw) {
+	} else if (w->tw && trace_worker_sampled(w->tw, f)) {
 		now = now_ns();	/* the server's APP_SEND */
 		f->t_recv = now;
 	}
@@ -601,7 +602,7 @@ void rr_run_blocking(struct worker *w, struct flow *f)
 				f->mismatched++;
 		} else {
 			rc = recv_all(w, f);
-			if (w->tw)
+			if (w->tw && trace_worker_sampled(w->tw, f))
 				f->t_recv = f->t_send = now_ns();
 			if (rc > 0)
 				rc = send_all(w, f);
