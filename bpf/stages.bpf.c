@@ -688,7 +688,10 @@ static __always_inline int tcp_ready(const struct sock *sk, struct ns_sk *st)
 			sl[NS_K_TCP_RX] = sl[NS_K_NETIF_RX] = 0;
 		}
 		if (lean && !NS_IS_SERVER(st->side)) {
-			emit(st, m);
+			if (hist_mode)
+				st->hist_pending++;
+			else
+				emit(st, m);
 			st->rx_msgs = m + 1;
 		}
 	}
@@ -959,16 +962,21 @@ int BPF_PROG(tcp_sendmsg_locked, const struct sock *sk, const struct msghdr *msg
 }
 
 /* The TCP payload bytes of a packet handed to a device (0: an ACK). */
+static __always_inline const struct tcphdr *xmit_th(const struct sk_buff *skb)
+{
+	return ro_cast((void *)((__u64)skb->head + skb->transport_header),
+		       struct tcphdr);
+}
+
 static __always_inline __u32 xmit_payload(const struct sk_buff *skb,
 					  __u32 *seq)
 {
 	__u64 head = (__u64)skb->head, data = (__u64)skb->data;
-	__u32 thoff = skb->transport_header;
-	const struct tcphdr *th;
+	const struct tcphdr *th = xmit_th(skb);
 	__s64 len;
 
-	th = ro_cast((void *)(head + thoff), struct tcphdr);
-	len = (__s64)skb->len - (__s64)(head + thoff - data) - th->doff * 4;
+	len = (__s64)skb->len - (__s64)(head + skb->transport_header - data) -
+	      th->doff * 4;
 	*seq = bpf_ntohl(th->seq);
 	return len > 0 ? len : 0;
 }
@@ -995,6 +1003,118 @@ static __always_inline __u64 tx_departure(const struct sk_buff *skb,
 }
 
 /*
+ * Lean --trace=hist: the flow's stamps from its worker (struct
+ * ns_ustamp), read from the worker's memory in its own process, and
+ * unless any_thread in the very thread that writes them, so never
+ * half-written. 0: none to be had here.
+ */
+static __always_inline int read_ustamps(const struct ns_sk *st,
+					struct ns_ustamp *u, int any_thread)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+
+	if (!st->ustamps || id >> 32 != st->utgid)
+		return 0;
+	if (bpf_probe_read_user(u, sizeof(*u), (void *)st->ustamps))
+		return 0;
+	return any_thread || u->tid == (__u32)id;
+}
+
+/* Lean --trace=hist: message m's last boundary k is t (0: missing). */
+static __always_inline void hist_done(struct ns_sk *st, __u32 m, int k,
+				      __u64 t)
+{
+	__u64 *sl = slot(st, m);
+
+	sl[k] = t;
+	account(st, m);
+	clear_slot(sl);
+}
+
+/*
+ * Lean --trace=hist, client: the response its worker read last, if it
+ * woke up for it and was sampled, is done at RECV_RET. A client sends
+ * after each response it reads, or closes.
+ */
+static __always_inline void hist_client(struct ns_sk *st, int any_thread)
+{
+	struct ns_ustamp u;
+	__u32 r;
+
+	if (!st->hist_pending || !read_ustamps(st, &u, any_thread) ||
+	    !u.recv_n)
+		return;
+	r = u.recv_n - 1;
+	if (!sampled(r) || !slot(st, r)[NS_K_DATA_READY])
+		return;
+	hist_done(st, r, NS_K_RECV_RET, u.recv_ret);
+	st->hist_pending--;
+}
+
+/*
+ * Lean --trace=hist, client: sampled request m takes its slot. A
+ * response still there was never read before a send: incomplete.
+ */
+static __always_inline void hist_client_slot(struct ns_sk *st, __u32 m)
+{
+	__u64 *sl = slot(st, m);
+
+	if (sl[NS_K_DATA_READY]) {
+		count(st, 1);
+		if (st->hist_pending)
+			st->hist_pending--;
+	}
+	clear_slot(sl);
+}
+
+/*
+ * Lean --trace=hist, server: response m goes to the device, inside its
+ * worker's send. The response before it is done (its send returned)
+ * at SEND_RET; request m was read whole at RECV_RET. Global, as
+ * account(): checked once, not once per message of a packet.
+ */
+__noinline int hist_server(struct ns_sk *st, __u32 m)
+{
+	struct ns_ustamp u = {};
+	int prev, got;
+
+	if (!st)
+		return 0;
+	prev = sampled(m - 1) && slot(st, m - 1)[NS_K_DEV_XMIT];
+	if (!prev && !sampled(m))
+		return 0;
+	got = read_ustamps(st, &u, 0);
+	if (prev)
+		hist_done(st, m - 1, NS_K_SEND_RET,
+			  got && u.send_n == m ? u.send_ret : 0);
+	if (sampled(m))
+		slot(st, m)[NS_K_RECV_RET] =
+			got && u.recv_n == m + 1 ? u.recv_ret : 0;
+	return 0;
+}
+
+/*
+ * Lean --trace=hist: the connection closes (a FIN or RST from a worker
+ * or the thread that closes its flows, the workers done): the last
+ * transaction is done.
+ */
+static __always_inline void hist_close(struct ns_sk *st)
+{
+	struct ns_ustamp u;
+	__u32 p;
+
+	if (!NS_IS_SERVER(st->side)) {
+		hist_client(st, 1);
+		return;
+	}
+	if (!read_ustamps(st, &u, 1) || !u.send_n)
+		return;
+	p = u.send_n - 1;
+	if (sampled(p) && slot(st, p)[NS_K_DEV_XMIT])
+		hist_done(st, p, NS_K_SEND_RET, u.send_ret);
+}
+
+/*
  * lean: message m went to the device, a transaction's worth (its end
  * may not be seen), and what is known read moves on, as the length
  * hooks would count it: a server answering request m has read it, and
@@ -1011,6 +1131,29 @@ static __always_inline void lean_sent(struct ns_sk *st, __u32 m)
 }
 
 /*
+ * Sampled message m went to the device: this hand-off is its DEV_XMIT
+ * (one clock read per packet, in *now), the packet's departure time
+ * its TCP_SEND. A lean server's record goes now.
+ */
+static __always_inline void xmit_stamp(const struct sk_buff *skb,
+				       struct ns_sk *st, __u32 m, __u64 *now)
+{
+	__u64 *sl = slot(st, m);
+
+	if (lean && hist_mode && !NS_IS_SERVER(st->side))
+		hist_client_slot(st, m);
+	if (!*now)
+		*now = bpf_ktime_get_ns();
+	sl[NS_K_TCP_SEND] = tx_departure(skb, *now);
+	sl[NS_K_DEV_XMIT] = *now;
+	if (lean && NS_IS_SERVER(st->side)) {
+		if (!hist_mode)
+			emit(st, m);
+		st->tx_msgs = m + 1;
+	}
+}
+
+/*
  * TCP transmit without a program of its own. A packet's first byte is at
  * stream offset bytes_acked + (seq - snd_una). Every message that starts
  * in it and was not handed off before (tx_xmit: a retransmission carries
@@ -1024,11 +1167,14 @@ static __always_inline void stream_xmit(const struct sk_buff *skb,
 	__u32 seq = 0, len, size = tx_size[st->side & 1], n, i, m;
 	int server = NS_IS_SERVER(st->side);
 	const struct tcp_sock *tp;
-	__u64 first, off, now = 0, *sl;
+	__u64 first, off, now = 0;
 
 	len = xmit_payload(skb, &seq);
-	if (!len || !size)
+	if (!len || !size) {
+		if (lean && hist_mode && (xmit_th(skb)->fin || xmit_th(skb)->rst))
+			hist_close(st);
 		return;
+	}
 	/* skb->sk is an RCU pointer, which bpf_skc_to_tcp_sock() refuses. */
 	tp = ro_cast(sk, struct tcp_sock);
 	off = tp->bytes_acked + ns_diff(seq, tp->snd_una);
@@ -1051,18 +1197,14 @@ static __always_inline void stream_xmit(const struct sk_buff *skb,
 		/* Full records: one whose record went keeps its slot clean. */
 		else if (handed_over(st, m))
 			continue;
-		if (!sampled(m))
-			continue;
-		if (!now)
-			now = bpf_ktime_get_ns();
-		sl = slot(st, m);
-		sl[NS_K_TCP_SEND] = tx_departure(skb, now);
-		sl[NS_K_DEV_XMIT] = now;
-		if (lean && server) {
-			emit(st, m);
-			st->tx_msgs = m + 1;
-		}
+		if (sampled(m))
+			xmit_stamp(skb, st, m, &now);
+		/* After the stamps: they do not hold its own time. */
+		if (lean && hist_mode && server)
+			hist_server(st, m);
 	}
+	if (lean && hist_mode && !server)
+		hist_client(st, 0);
 }
 
 /*

@@ -262,6 +262,29 @@ struct ns_sk {
 	unsigned int tx_adj;
 	/* observe: bytes_received as the response began */
 	unsigned long long rx_mark;
+	/*
+	 * Lean --trace=hist: the flow's struct ns_ustamp in its worker's
+	 * memory, and that process; sampled responses a client has woken
+	 * up for and not yet timed.
+	 */
+	unsigned long long ustamps;
+	unsigned int utgid;
+	unsigned int hist_pending;
+};
+
+/*
+ * Lean --trace=hist: the worker's own stamps of a flow's messages, in
+ * the flow (struct flow), which BPF reads from the worker's memory at
+ * the flow's next device hand-off in that thread. A message is the
+ * count's last: RECV_RET of message recv_n - 1, SEND_RET of send_n - 1.
+ */
+struct ns_ustamp {
+	unsigned int tid;	/* the worker thread that writes them */
+	unsigned int recv_n;	/* messages read whole */
+	unsigned int send_n;	/* messages sent whole */
+	unsigned int pad;
+	unsigned long long recv_ret;
+	unsigned long long send_ret;
 };
 
 /* One record per transaction per side, from BPF to the side's worker. */

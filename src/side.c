@@ -107,7 +107,8 @@ static void trace_flow(struct side *s, struct flow *f)
 		return;
 	f->port = client_port(f->fd, s->rs.is_client);
 	rc = tracer_register(s->rs.tracer, f->fd, f->id,
-			     f->id % s->o->num_threads);
+			     f->id % s->o->num_threads,
+			     s->rs.ustamps ? &f->us : NULL);
 	if (rc)
 		log_err("--trace: flow %d not traced: %s", f->id, strerror(-rc));
 }
@@ -175,6 +176,7 @@ struct tracer *side_open_both(const struct options *o,
 		.both_ends = 1,
 		.sample = o->trace_sample,
 		.inflight = o->rate > 0 ? NS_MAX_BURST : o->burst,
+		.open_loop = o->rate > 0,
 	};
 	char why[256];
 
@@ -209,6 +211,7 @@ void side_open_tracer(struct side *s, int data_port)
 		.hist_mode = o->trace == 2,
 		.sample = o->trace_sample,
 		.inflight = o->rate > 0 ? NS_MAX_BURST : o->burst,
+		.open_loop = o->rate > 0,
 	};
 
 	if (!o->trace)
@@ -222,6 +225,7 @@ void side_open_tracer(struct side *s, int data_port)
 	s->rs.trace_recs_per_worker = o->trace_max_records;
 	s->rs.timestamping = o->timestamping;
 	s->rs.trace_hist = o->trace == 2;
+	s->rs.ustamps = tracer_ustamps(s->rs.tracer);
 	s->rs.ts_offset = tstamp_offset();
 	log_info("tracing with %s", tracer_hooks(s->rs.tracer));
 	if (tracer_note(s->rs.tracer))

@@ -350,6 +350,7 @@ static void *worker_main(void *arg)
 	struct worker *w = arg;
 	struct run_shared *rs = w->rs;
 
+	w->tid = (uint32_t)gettid();
 	if (rs->o->pin_cpu)
 		pin(w);
 	/* An open-loop schedule wants its timed sleeps to end on time. */

@@ -49,6 +49,7 @@ struct run_shared {
 	int64_t ts_offset;	/* CLOCK_REALTIME - CLOCK_MONOTONIC */
 	long trace_recs_per_worker;
 	int trace_hist;		/* --trace=hist: BPF keeps it all */
+	int ustamps;		/* flows keep their stamps for BPF (f->us) */
 	struct script *script;	/* --script: NULL when none */
 	const struct raw_spec *raw;	/* --raw: NULL with a netstage server */
 };
@@ -86,6 +87,7 @@ struct tick {
 
 struct worker {
 	int id;
+	uint32_t tid;		/* its thread's id (gettid) */
 	pthread_t thread;
 	struct run_shared *rs;
 	int epfd;

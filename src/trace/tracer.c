@@ -173,7 +173,9 @@ static int find_missing(struct tracer *t, char *why, size_t len)
  */
 static int can_be_lean(const struct tracer *t, const struct tracer_cfg *cfg)
 {
-	return !cfg->hist_mode && !t->sched && !NS_IS_OBS(t->side) &&
+	/* hist: a client that sends on its own clock reads unseen. */
+	return !(cfg->hist_mode && cfg->open_loop) && !t->sched &&
+	       !NS_IS_OBS(t->side) &&
 	       !NS_IS_UDP(t->side) && !NS_IS_CRR(t->side) &&
 	       !getenv("NETSTAGE_BENCH_FULL_HOOKS");
 }
@@ -486,10 +488,15 @@ void tracer_set_port(struct tracer *t, uint16_t port)
 	t->skel->bss->data_port = port;
 }
 
-int tracer_register(struct tracer *t, int fd, int flow_id, int worker)
+int tracer_register(struct tracer *t, int fd, int flow_id, int worker,
+		    const struct ns_ustamp *ustamps)
 {
 	struct ns_sk v = { 0 };
 
+	if (ustamps) {
+		v.ustamps = (uintptr_t)ustamps;
+		v.utgid = getpid();
+	}
 	v.flow_id = flow_id;
 	v.worker = worker + t->base;
 	v.side = t->side;
@@ -522,6 +529,11 @@ const char *tracer_hooks(const struct tracer *t)
 int tracer_lean(const struct tracer *t)
 {
 	return t->lean;
+}
+
+int tracer_ustamps(const struct tracer *t)
+{
+	return t->lean && t->skel->rodata->hist_mode;
 }
 
 const char *tracer_note(const struct tracer *t)

@@ -33,6 +33,7 @@ struct tracer_cfg {
 	int both_ends;
 	uint32_t sample;	/* TCP: time one message in this many (0, 1: all) */
 	uint32_t inflight;	/* messages in flight per socket at most */
+	int open_loop;		/* --rate: a client sends on its own clock */
 };
 
 /*
@@ -48,8 +49,13 @@ struct tracer *tracer_open(const struct tracer_cfg *cfg, char *why,
 struct tracer *tracer_end(struct tracer *both, enum ns_side side);
 /* The server's data port, where it was not known at tracer_open(). */
 void tracer_set_port(struct tracer *t, uint16_t port);
-/* Trace this socket: 0, or -errno. Call before its first transaction. */
-int tracer_register(struct tracer *t, int fd, int flow_id, int worker);
+/*
+ * Trace this socket: 0, or -errno. Call before its first transaction.
+ * ustamps: where its worker keeps the flow's stamps for BPF, when
+ * tracer_ustamps() says it must (else NULL).
+ */
+int tracer_register(struct tracer *t, int fd, int flow_id, int worker,
+		    const struct ns_ustamp *ustamps);
 /*
  * The calling thread is this worker's: tcp_crr's connections are then
  * traced without registration (BPF makes their storage). 0, or -errno.
@@ -65,6 +71,11 @@ const char *tracer_hooks(const struct tracer *t);
  * or after, and RECV_RET is the worker's stamp (ustamps.recv_ret).
  */
 int tracer_lean(const struct tracer *t);
+/*
+ * Lean --trace=hist: BPF reads each flow's RECV_RET and SEND_RET from
+ * its worker's struct ns_ustamp, which the worker keeps up to date.
+ */
+int tracer_ustamps(const struct tracer *t);
 /* What tracing goes without on this kernel, in a line; NULL: nothing. */
 const char *tracer_note(const struct tracer *t);
 /* --trace=hist: kernel stage k's histogram, summed over CPUs, into h. */

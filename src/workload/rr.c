@@ -66,6 +66,24 @@ static void traced(struct worker *w, struct flow *f, uint64_t done)
 	trace_worker_done(w->tw, f, &u);
 }
 
+/*
+ * Lean --trace=hist: the flow's RECV_RET (rx) or SEND_RET for BPF
+ * (struct ns_ustamp), at `now`, or at a clock read of its own if 0. A
+ * message --trace-sample leaves out is counted, not stamped.
+ */
+static void ustamp(struct worker *w, struct flow *f, int rx, uint64_t now)
+{
+	struct ns_ustamp *u = &f->us;
+	uint32_t *n = rx ? &u->recv_n : &u->send_n;
+	uint32_t sample = w->rs->o->trace_sample;
+
+	if (sample <= 1 || *n % sample == 0) {
+		u->tid = w->tid;
+		*(rx ? &u->recv_ret : &u->send_ret) = now ? now : now_ns();
+	}
+	++*n;
+}
+
 /* A peer that went away ends the flow; anything else is also counted. */
 static void flow_failed(struct worker *w, struct flow *f, int err)
 {
@@ -159,6 +177,8 @@ static void continue_send(struct worker *w, struct flow *f)
 	sent(w, f);
 	if (!w->rs->is_client) {
 		f->transactions++;
+		if (w->rs->ustamps)
+			ustamp(w, f, 0, 0);
 		if (w->tw)
 			traced(w, f, trace_worker_sampled(w->tw, f) ?
 				     now_ns() : 0);
@@ -195,6 +215,8 @@ static void message_received(struct worker *w, struct flow *f)
 			f->mismatched++;
 		if (w->tw)
 			traced(w, f, now);
+		if (w->rs->ustamps)
+			ustamp(w, f, 1, now);
 		if (w->rs->wl->client_done) {
 			w->rs->wl->client_done(w, f, now);
 			return;
@@ -202,6 +224,8 @@ static void message_received(struct worker *w, struct flow *f)
 	} else if (w->tw && trace_worker_sampled(w->tw, f)) {
 		now = now_ns();	/* the server's APP_SEND */
 		f->t_recv = now;
+	} else if (w->rs->ustamps) {
+		ustamp(w, f, 1, 0);
 	}
 	rr_begin_send(w, f, now);
 }
@@ -424,6 +448,8 @@ static void burst_read(struct worker *w, struct flow *f)
 			}
 			if (w->tw)
 				traced(w, f, now);
+			if (w->rs->ustamps)
+				ustamp(w, f, 1, now);
 			if (open_loop(w)) {
 				continue_open(w, f);
 			} else {
@@ -604,10 +630,15 @@ void rr_run_blocking(struct worker *w, struct flow *f)
 			rc = recv_all(w, f);
 			if (w->tw && trace_worker_sampled(w->tw, f))
 				f->t_recv = f->t_send = now_ns();
+			if (rc > 0 && w->rs->ustamps)
+				ustamp(w, f, 1, 0);
 			if (rc > 0)
 				rc = send_all(w, f);
-			if (rc > 0)
+			if (rc > 0) {
 				sent(w, f);
+				if (w->rs->ustamps)
+					ustamp(w, f, 0, 0);
+			}
 		}
 		if (rc <= 0)
 			break;
@@ -617,6 +648,8 @@ void rr_run_blocking(struct worker *w, struct flow *f)
 			hist_add(f->lat, now - t0);
 			f->t_send = t0;
 			f->t_progress = now;
+			if (w->rs->ustamps)
+				ustamp(w, f, 1, now);
 		}
 		if (w->tw)
 			traced(w, f, now);
