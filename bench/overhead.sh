@@ -125,8 +125,10 @@ for flows in 1 4; do
 		[ "$WL" = tcp_rr ] &&
 			run "F$flows.sampled" $args --trace \
 				--trace-sample "$SAMPLE"
-		# The floor: the same programs attached, each returning at once.
-		NETSTAGE_BENCH_EMPTY_BPF=1 run "F$flows.empty" $args --trace=hist
+		# The floor: the same programs attached, each returning at
+		# once; tcp_rr's eight of full records (hist runs lean's four).
+		NETSTAGE_BENCH_EMPTY_BPF=1 NETSTAGE_BENCH_FULL_HOOKS=1 \
+			run "F$flows.empty" $args --trace=hist
 		# ... and the four of lean records.
 		[ "$WL" = tcp_rr ] && NETSTAGE_BENCH_EMPTY_BPF=1 \
 			run "F$flows.empty_lean" $args --trace
