@@ -188,6 +188,18 @@ struct {
 	});
 } rings SEC(".maps");
 
+/*
+ * Lean --trace=hist: each flow's struct ns_wstamp, written by its
+ * worker through a mapping of the map; sized by user space.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct ns_wstamp);
+} wstamps SEC(".maps");
+
 /* --trace=hist: a histogram per kernel stage, by end and stage. */
 struct khist {
 	__u32 b[HIST_BUCKETS];
@@ -1003,21 +1015,23 @@ static __always_inline __u64 tx_departure(const struct sk_buff *skb,
 }
 
 /*
- * Lean --trace=hist: the flow's stamps from its worker (struct
- * ns_ustamp), read from the worker's memory in its own process, and
- * unless any_thread in the very thread that writes them, so never
- * half-written. 0: none to be had here.
+ * Lean --trace=hist: the flow's stamps from its worker, unless
+ * any_thread (its workers are done) read in the very thread that
+ * writes them, so never half-written. NULL: none to be had here.
  */
-static __always_inline int read_ustamps(const struct ns_sk *st,
-					struct ns_ustamp *u, int any_thread)
+static __always_inline struct ns_wstamp *read_wstamps(const struct ns_sk *st,
+							int any_thread)
 {
-	__u64 id = bpf_get_current_pid_tgid();
+	__u32 k = st->widx - 1;
+	struct ns_wstamp *u;
 
-	if (!st->ustamps || id >> 32 != st->utgid)
-		return 0;
-	if (bpf_probe_read_user(u, sizeof(*u), (void *)st->ustamps))
-		return 0;
-	return any_thread || u->tid == (__u32)id;
+	if (!st->widx)
+		return NULL;
+	u = bpf_map_lookup_elem(&wstamps, &k);
+	if (!u || (!any_thread &&
+		   u->tid != (__u32)bpf_get_current_pid_tgid()))
+		return NULL;
+	return u;
 }
 
 /* Lean --trace=hist: message m's last boundary k is t (0: missing). */
@@ -1038,16 +1052,18 @@ static __always_inline void hist_done(struct ns_sk *st, __u32 m, int k,
  */
 static __always_inline void hist_client(struct ns_sk *st, int any_thread)
 {
-	struct ns_ustamp u;
+	struct ns_wstamp *u;
 	__u32 r;
 
-	if (!st->hist_pending || !read_ustamps(st, &u, any_thread) ||
-	    !u.recv_n)
+	if (!st->hist_pending)
 		return;
-	r = u.recv_n - 1;
+	u = read_wstamps(st, any_thread);
+	if (!u || !u->recv_n)
+		return;
+	r = u->recv_n - 1;
 	if (!sampled(r) || !slot(st, r)[NS_K_DATA_READY])
 		return;
-	hist_done(st, r, NS_K_RECV_RET, u.recv_ret);
+	hist_done(st, r, NS_K_RECV_RET, u->recv_ret);
 	st->hist_pending--;
 }
 
@@ -1075,21 +1091,21 @@ static __always_inline void hist_client_slot(struct ns_sk *st, __u32 m)
  */
 __noinline int hist_server(struct ns_sk *st, __u32 m)
 {
-	struct ns_ustamp u = {};
-	int prev, got;
+	struct ns_wstamp *u;
+	int prev;
 
 	if (!st)
 		return 0;
 	prev = sampled(m - 1) && slot(st, m - 1)[NS_K_DEV_XMIT];
 	if (!prev && !sampled(m))
 		return 0;
-	got = read_ustamps(st, &u, 0);
+	u = read_wstamps(st, 0);
 	if (prev)
 		hist_done(st, m - 1, NS_K_SEND_RET,
-			  got && u.send_n == m ? u.send_ret : 0);
+			  u && u->send_n == m ? u->send_ret : 0);
 	if (sampled(m))
 		slot(st, m)[NS_K_RECV_RET] =
-			got && u.recv_n == m + 1 ? u.recv_ret : 0;
+			u && u->recv_n == m + 1 ? u->recv_ret : 0;
 	return 0;
 }
 
@@ -1100,18 +1116,19 @@ __noinline int hist_server(struct ns_sk *st, __u32 m)
  */
 static __always_inline void hist_close(struct ns_sk *st)
 {
-	struct ns_ustamp u;
+	struct ns_wstamp *u;
 	__u32 p;
 
 	if (!NS_IS_SERVER(st->side)) {
 		hist_client(st, 1);
 		return;
 	}
-	if (!read_ustamps(st, &u, 1) || !u.send_n)
+	u = read_wstamps(st, 1);
+	if (!u || !u->send_n)
 		return;
-	p = u.send_n - 1;
+	p = u->send_n - 1;
 	if (sampled(p) && slot(st, p)[NS_K_DEV_XMIT])
-		hist_done(st, p, NS_K_SEND_RET, u.send_ret);
+		hist_done(st, p, NS_K_SEND_RET, u->send_ret);
 }
 
 /*

@@ -263,22 +263,22 @@ struct ns_sk {
 	/* observe: bytes_received as the response began */
 	unsigned long long rx_mark;
 	/*
-	 * Lean --trace=hist: the flow's struct ns_ustamp in its worker's
-	 * memory, and that process; sampled responses a client has woken
+	 * Lean --trace=hist: the flow's struct ns_wstamp, 1 + its index in
+	 * the `wstamps` map (0: none); sampled responses a client has woken
 	 * up for and not yet timed.
 	 */
-	unsigned long long ustamps;
-	unsigned int utgid;
+	unsigned int widx;
 	unsigned int hist_pending;
 };
 
 /*
- * Lean --trace=hist: the worker's own stamps of a flow's messages, in
- * the flow (struct flow), which BPF reads from the worker's memory at
- * the flow's next device hand-off in that thread. A message is the
- * count's last: RECV_RET of message recv_n - 1, SEND_RET of send_n - 1.
+ * Lean --trace=hist: the worker's own stamps of a flow's messages, which
+ * it writes into the `wstamps` map (mapped into its memory) and BPF
+ * reads at the flow's next device hand-off in that thread. A message is
+ * the count's last: RECV_RET of message recv_n - 1, SEND_RET of
+ * send_n - 1.
  */
-struct ns_ustamp {
+struct ns_wstamp {
 	unsigned int tid;	/* the worker thread that writes them */
 	unsigned int recv_n;	/* messages read whole */
 	unsigned int send_n;	/* messages sent whole */

@@ -106,9 +106,9 @@ static void trace_flow(struct side *s, struct flow *f)
 	if (f->fd < 0 || f->listener)
 		return;
 	f->port = client_port(f->fd, s->rs.is_client);
+	f->ws = tracer_wstamp(s->rs.tracer);
 	rc = tracer_register(s->rs.tracer, f->fd, f->id,
-			     f->id % s->o->num_threads,
-			     s->rs.ustamps ? &f->us : NULL);
+			     f->id % s->o->num_threads, f->ws);
 	if (rc)
 		log_err("--trace: flow %d not traced: %s", f->id, strerror(-rc));
 }
@@ -177,6 +177,7 @@ struct tracer *side_open_both(const struct options *o,
 		.sample = o->trace_sample,
 		.inflight = o->rate > 0 ? NS_MAX_BURST : o->burst,
 		.open_loop = o->rate > 0,
+		.flows = o->num_flows,
 	};
 	char why[256];
 
@@ -212,6 +213,8 @@ void side_open_tracer(struct side *s, int data_port)
 		.sample = o->trace_sample,
 		.inflight = o->rate > 0 ? NS_MAX_BURST : o->burst,
 		.open_loop = o->rate > 0,
+		/* A server learns its clients' flows later. */
+		.flows = client ? o->num_flows : 0,
 	};
 
 	if (!o->trace)
@@ -225,7 +228,6 @@ void side_open_tracer(struct side *s, int data_port)
 	s->rs.trace_recs_per_worker = o->trace_max_records;
 	s->rs.timestamping = o->timestamping;
 	s->rs.trace_hist = o->trace == 2;
-	s->rs.ustamps = tracer_ustamps(s->rs.tracer);
 	s->rs.ts_offset = tstamp_offset();
 	log_info("tracing with %s", tracer_hooks(s->rs.tracer));
 	if (tracer_note(s->rs.tracer))

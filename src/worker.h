@@ -49,7 +49,6 @@ struct run_shared {
 	int64_t ts_offset;	/* CLOCK_REALTIME - CLOCK_MONOTONIC */
 	long trace_recs_per_worker;
 	int trace_hist;		/* --trace=hist: BPF keeps it all */
-	int ustamps;		/* flows keep their stamps for BPF (f->us) */
 	struct script *script;	/* --script: NULL when none */
 	const struct raw_spec *raw;	/* --raw: NULL with a netstage server */
 };

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -89,6 +90,13 @@ struct tracer {
 	int lean;		/* without the recv and send length hooks */
 	int missing[H_COUNT];	/* the kernel lacks its tracepoint */
 	int stamp_fd;		/* keeps the kernel stamping packets */
+	/*
+	 * Lean --trace=hist: the `wstamps` map, mapped (NULL: not used);
+	 * this end's part of it, and how much of that is given out.
+	 */
+	struct ns_wstamp *wbase;
+	size_t wmapped;
+	uint32_t wfirst, wcap, wnext;
 	double entry_ns;	/* entering one program run; -1 unknown */
 	double stats_ns;	/* bpf_stats' own share of a run it times */
 	const char *note;
@@ -180,6 +188,41 @@ static int can_be_lean(const struct tracer *t, const struct tracer_cfg *cfg)
 	       !getenv("NETSTAGE_BENCH_FULL_HOOKS");
 }
 
+/*
+ * Lean --trace=hist: the flows an end keeps stamps for in the `wstamps`
+ * map. A server does not know its clients' flows when it loads.
+ */
+static uint32_t wcap(const struct tracer *t, const struct tracer_cfg *cfg)
+{
+	if (!t->lean || !cfg->hist_mode)
+		return 0;
+	return cfg->flows ? cfg->flows : NS_WSTAMPS_UNKNOWN;
+}
+
+/* Map the `wstamps` map into this process (and those it forks). */
+static int map_wstamps(struct tracer *t, const struct tracer_cfg *cfg,
+		       char *why, size_t len)
+{
+	struct bpf_map *m = t->skel->maps.wstamps;
+	long page = sysconf(_SC_PAGESIZE);
+	void *p;
+
+	t->wcap = wcap(t, cfg);
+	if (!t->wcap)
+		return 0;
+	t->wmapped = (bpf_map__max_entries(m) * sizeof(struct ns_wstamp) +
+		      page - 1) / page * page;
+	p = mmap(NULL, t->wmapped, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 bpf_map__fd(m), 0);
+	if (p == MAP_FAILED) {
+		snprintf(why, len, "tracing off: mapping the stamp map: %s",
+			 strerror(errno));
+		return -1;
+	}
+	t->wbase = p;
+	return 0;
+}
+
 static struct stages_bpf *open_with(const struct tracer *t,
 				    const struct tracer_cfg *cfg,
 				    int fentry, int *err)
@@ -207,6 +250,9 @@ static struct stages_bpf *open_with(const struct tracer *t,
 	skel->rodata->observe_tgid = cfg->observe_tgid;
 	skel->rodata->observe_netns = cfg->observe_netns;
 	skel->rodata->lean = t->lean;
+	if (wcap(t, cfg))
+		bpf_map__set_max_entries(skel->maps.wstamps,
+					 wcap(t, cfg) * (cfg->both_ends ? 2 : 1));
 	/* bench/overhead.sh: the cost of entering the programs alone. */
 	skel->rodata->empty = getenv("NETSTAGE_BENCH_EMPTY_BPF") != NULL;
 	for (i = 0; i < ARRAY_SIZE(hooks); i++) {
@@ -453,7 +499,7 @@ struct tracer *tracer_open(const struct tracer_cfg *cfg, char *why,
 		snprintf(why, len, "tracing off: %s", load_reason(err));
 		goto fail;
 	}
-	if (keep_stamping(t, why, len) ||
+	if (keep_stamping(t, why, len) || map_wstamps(t, cfg, why, len) ||
 	    (!cfg->hist_mode && make_rings(t, nrings, why, len)))
 		goto fail;
 	t->skel->bss->real_offset = real_offset();
@@ -480,6 +526,8 @@ struct tracer *tracer_end(struct tracer *both, enum ns_side side)
 	t->is_end = 1;
 	t->side = side & ~NS_SCHED_BIT;
 	t->base = NS_IS_SERVER(side) ? both->nworkers : 0;
+	t->wfirst = NS_IS_SERVER(side) ? both->wcap : 0;
+	t->wnext = 0;
 	return t;
 }
 
@@ -489,14 +537,12 @@ void tracer_set_port(struct tracer *t, uint16_t port)
 }
 
 int tracer_register(struct tracer *t, int fd, int flow_id, int worker,
-		    const struct ns_ustamp *ustamps)
+		    const struct ns_wstamp *wstamps)
 {
 	struct ns_sk v = { 0 };
 
-	if (ustamps) {
-		v.ustamps = (uintptr_t)ustamps;
-		v.utgid = getpid();
-	}
+	if (wstamps)
+		v.widx = wstamps - t->wbase + 1;
 	v.flow_id = flow_id;
 	v.worker = worker + t->base;
 	v.side = t->side;
@@ -531,9 +577,11 @@ int tracer_lean(const struct tracer *t)
 	return t->lean;
 }
 
-int tracer_ustamps(const struct tracer *t)
+struct ns_wstamp *tracer_wstamp(struct tracer *t)
 {
-	return t->lean && t->skel->rodata->hist_mode;
+	if (!t->wbase || t->wnext == t->wcap)
+		return NULL;
+	return &t->wbase[t->wfirst + t->wnext++];
 }
 
 const char *tracer_note(const struct tracer *t)
@@ -661,6 +709,8 @@ void tracer_close(struct tracer *t)
 			close(t->ring_fd[i]);
 	if (t->stamp_fd >= 0)
 		close(t->stamp_fd);
+	if (t->wbase)
+		munmap(t->wbase, t->wmapped);
 	stages_bpf__destroy(t->skel);
 	free(t);
 }

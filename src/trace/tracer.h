@@ -34,7 +34,11 @@ struct tracer_cfg {
 	uint32_t sample;	/* TCP: time one message in this many (0, 1: all) */
 	uint32_t inflight;	/* messages in flight per socket at most */
 	int open_loop;		/* --rate: a client sends on its own clock */
+	uint32_t flows;		/* this side's flows (each, --local); 0: unknown */
 };
+
+/* Lean --trace=hist: flows an end keeps stamps for when it cannot tell. */
+#define NS_WSTAMPS_UNKNOWN 65536
 
 /*
  * Load and attach. On failure returns NULL with `why` saying in one
@@ -51,11 +55,10 @@ struct tracer *tracer_end(struct tracer *both, enum ns_side side);
 void tracer_set_port(struct tracer *t, uint16_t port);
 /*
  * Trace this socket: 0, or -errno. Call before its first transaction.
- * ustamps: where its worker keeps the flow's stamps for BPF, when
- * tracer_ustamps() says it must (else NULL).
+ * wstamps: its flow's from tracer_wstamp(), or NULL.
  */
 int tracer_register(struct tracer *t, int fd, int flow_id, int worker,
-		    const struct ns_ustamp *ustamps);
+		    const struct ns_wstamp *wstamps);
 /*
  * The calling thread is this worker's: tcp_crr's connections are then
  * traced without registration (BPF makes their storage). 0, or -errno.
@@ -72,10 +75,12 @@ const char *tracer_hooks(const struct tracer *t);
  */
 int tracer_lean(const struct tracer *t);
 /*
- * Lean --trace=hist: BPF reads each flow's RECV_RET and SEND_RET from
- * its worker's struct ns_ustamp, which the worker keeps up to date.
+ * Lean --trace=hist: where a flow's worker keeps its RECV_RET and
+ * SEND_RET for BPF (struct ns_wstamp), in memory shared with BPF. NULL
+ * when not needed, or past the flows the end has room for (their
+ * transactions count as incomplete).
  */
-int tracer_ustamps(const struct tracer *t);
+struct ns_wstamp *tracer_wstamp(struct tracer *t);
 /* What tracing goes without on this kernel, in a line; NULL: nothing. */
 const char *tracer_note(const struct tracer *t);
 /* --trace=hist: kernel stage k's histogram, summed over CPUs, into h. */

@@ -68,12 +68,12 @@ static void traced(struct worker *w, struct flow *f, uint64_t done)
 
 /*
  * Lean --trace=hist: the flow's RECV_RET (rx) or SEND_RET for BPF
- * (struct ns_ustamp), at `now`, or at a clock read of its own if 0. A
+ * (struct ns_wstamp), at `now`, or at a clock read of its own if 0. A
  * message --trace-sample leaves out is counted, not stamped.
  */
-static void ustamp(struct worker *w, struct flow *f, int rx, uint64_t now)
+static void wstamp(struct worker *w, struct flow *f, int rx, uint64_t now)
 {
-	struct ns_ustamp *u = &f->us;
+	struct ns_wstamp *u = f->ws;
 	uint32_t *n = rx ? &u->recv_n : &u->send_n;
 	uint32_t sample = w->rs->o->trace_sample;
 
@@ -177,8 +177,8 @@ static void continue_send(struct worker *w, struct flow *f)
 	sent(w, f);
 	if (!w->rs->is_client) {
 		f->transactions++;
-		if (w->rs->ustamps)
-			ustamp(w, f, 0, 0);
+		if (f->ws)
+			wstamp(w, f, 0, 0);
 		if (w->tw)
 			traced(w, f, trace_worker_sampled(w->tw, f) ?
 				     now_ns() : 0);
@@ -215,8 +215,8 @@ static void message_received(struct worker *w, struct flow *f)
 			f->mismatched++;
 		if (w->tw)
 			traced(w, f, now);
-		if (w->rs->ustamps)
-			ustamp(w, f, 1, now);
+		if (f->ws)
+			wstamp(w, f, 1, now);
 		if (w->rs->wl->client_done) {
 			w->rs->wl->client_done(w, f, now);
 			return;
@@ -224,8 +224,8 @@ static void message_received(struct worker *w, struct flow *f)
 	} else if (w->tw && trace_worker_sampled(w->tw, f)) {
 		now = now_ns();	/* the server's APP_SEND */
 		f->t_recv = now;
-	} else if (w->rs->ustamps) {
-		ustamp(w, f, 1, 0);
+	} else if (f->ws) {
+		wstamp(w, f, 1, 0);
 	}
 	rr_begin_send(w, f, now);
 }
@@ -448,8 +448,8 @@ static void burst_read(struct worker *w, struct flow *f)
 			}
 			if (w->tw)
 				traced(w, f, now);
-			if (w->rs->ustamps)
-				ustamp(w, f, 1, now);
+			if (f->ws)
+				wstamp(w, f, 1, now);
 			if (open_loop(w)) {
 				continue_open(w, f);
 			} else {
@@ -630,14 +630,14 @@ void rr_run_blocking(struct worker *w, struct flow *f)
 			rc = recv_all(w, f);
 			if (w->tw && trace_worker_sampled(w->tw, f))
 				f->t_recv = f->t_send = now_ns();
-			if (rc > 0 && w->rs->ustamps)
-				ustamp(w, f, 1, 0);
+			if (rc > 0 && f->ws)
+				wstamp(w, f, 1, 0);
 			if (rc > 0)
 				rc = send_all(w, f);
 			if (rc > 0) {
 				sent(w, f);
-				if (w->rs->ustamps)
-					ustamp(w, f, 0, 0);
+				if (f->ws)
+					wstamp(w, f, 0, 0);
 			}
 		}
 		if (rc <= 0)
@@ -648,8 +648,8 @@ void rr_run_blocking(struct worker *w, struct flow *f)
 			hist_add(f->lat, now - t0);
 			f->t_send = t0;
 			f->t_progress = now;
-			if (w->rs->ustamps)
-				ustamp(w, f, 1, now);
+			if (f->ws)
+				wstamp(w, f, 1, now);
 		}
 		if (w->tw)
 			traced(w, f, now);
