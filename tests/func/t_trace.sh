@@ -711,6 +711,18 @@ assert 0 < total < float(kv["client.latency_mean_us"]), total
 assert float(kv["client.stage_remote_p50_us"]) < float(kv["client.latency_p50_us"])
 print(f"kernel stages {total:.2f} us of {kv['client.latency_mean_us']} us")
 PY
+	# A thread per flow, three flows: each writes its own flows' stamps.
+	ns tcp_rr --local -l 2 -q -F 3 -T 3 --io-mode=blocking --trace=hist \
+		> out 2> err
+	for side in client server; do
+		n=$(key out "$side.num_transactions")
+		t=$(key out "$side.trace_transactions")
+		i=$(key out "$side.trace_incomplete")
+		# At most each flow's last left out (the run stops mid-way).
+		expect_le $((n - 3)) $((t + i)) "$side: all but the last"
+		expect_le $((t + i)) "$n" "$side: no more than ran"
+		expect_le $((i * 100)) "$n" "$side incomplete <= 1%"
+	done
 }
 
 t_trace_iterations_report_stage_p50_confidence() {
