@@ -973,13 +973,14 @@ int BPF_PROG(tcp_sendmsg_locked, const struct sock *sk, const struct msghdr *msg
 	return st ? obs_send(sk, st) : obs_forward(sk);
 }
 
-/* The TCP payload bytes of a packet handed to a device (0: an ACK). */
+/* The TCP header of a packet handed to a device. */
 static __always_inline const struct tcphdr *xmit_th(const struct sk_buff *skb)
 {
 	return ro_cast((void *)((__u64)skb->head + skb->transport_header),
 		       struct tcphdr);
 }
 
+/* The TCP payload bytes of a packet handed to a device (0: an ACK). */
 static __always_inline __u32 xmit_payload(const struct sk_buff *skb,
 					  __u32 *seq)
 {
@@ -1015,12 +1016,12 @@ static __always_inline __u64 tx_departure(const struct sk_buff *skb,
 }
 
 /*
- * Lean --trace=hist: the flow's stamps from its worker, unless
- * any_thread (its workers are done) read in the very thread that
- * writes them, so never half-written. NULL: none to be had here.
+ * Lean --trace=hist: the flow's stamps from its worker, read in the
+ * very thread that writes them (or, any_thread, once the workers are
+ * done), so never half-written. NULL: none to be had here.
  */
-static __always_inline struct ns_wstamp *read_wstamps(const struct ns_sk *st,
-							int any_thread)
+static __always_inline struct ns_wstamp *
+read_wstamps(const struct ns_sk *st, int any_thread)
 {
 	__u32 k = st->widx - 1;
 	struct ns_wstamp *u;
@@ -1188,7 +1189,8 @@ static __always_inline void stream_xmit(const struct sk_buff *skb,
 
 	len = xmit_payload(skb, &seq);
 	if (!len || !size) {
-		if (lean && hist_mode && (xmit_th(skb)->fin || xmit_th(skb)->rst))
+		if (lean && hist_mode &&
+		    (xmit_th(skb)->fin || xmit_th(skb)->rst))
 			hist_close(st);
 		return;
 	}
@@ -1216,7 +1218,7 @@ static __always_inline void stream_xmit(const struct sk_buff *skb,
 			continue;
 		if (sampled(m))
 			xmit_stamp(skb, st, m, &now);
-		/* After the stamps: they do not hold its own time. */
+		/* After the stamps, which then do not hold its run time. */
 		if (lean && hist_mode && server)
 			hist_server(st, m);
 	}

@@ -251,8 +251,8 @@ static struct stages_bpf *open_with(const struct tracer *t,
 	skel->rodata->observe_netns = cfg->observe_netns;
 	skel->rodata->lean = t->lean;
 	if (wcap(t, cfg))
-		bpf_map__set_max_entries(skel->maps.wstamps,
-					 wcap(t, cfg) * (cfg->both_ends ? 2 : 1));
+		bpf_map__set_max_entries(skel->maps.wstamps, wcap(t, cfg) *
+					 (cfg->both_ends ? 2 : 1));
 	/* bench/overhead.sh: the cost of entering the programs alone. */
 	skel->rodata->empty = getenv("NETSTAGE_BENCH_EMPTY_BPF") != NULL;
 	for (i = 0; i < ARRAY_SIZE(hooks); i++) {

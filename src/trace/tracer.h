@@ -34,7 +34,7 @@ struct tracer_cfg {
 	uint32_t sample;	/* TCP: time one message in this many (0, 1: all) */
 	uint32_t inflight;	/* messages in flight per socket at most */
 	int open_loop;		/* --rate: a client sends on its own clock */
-	uint32_t flows;		/* this side's flows (each, --local); 0: unknown */
+	uint32_t flows;		/* flows of a side (each); 0: not known */
 };
 
 /* Lean --trace=hist: flows an end keeps stamps for when it cannot tell. */
