@@ -21,6 +21,16 @@
 
 #define NS_SLOT(m) ((m) & (NS_SLOTS - 1))
 
+/*
+ * --trace-sample: is message m timed? One in `sample` (0, 1: all), by
+ * its number, so BPF and the worker agree on every message without
+ * telling each other.
+ */
+NS_INLINE int ns_sampled(unsigned int m, unsigned int sample)
+{
+	return sample <= 1 || m % sample == 0;
+}
+
 /* a - b, for sequence (and message) numbers that wrap. */
 NS_INLINE int ns_diff(unsigned int a, unsigned int b)
 {

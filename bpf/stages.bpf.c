@@ -35,7 +35,6 @@ extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
 #define ro_cast(p, type) \
 	((const type *)bpf_rdonly_cast((p), bpf_core_type_id_kernel(type)))
 
-#define ETH_P_IP 0x0800
 #define MSG_PEEK 2
 
 /* Set by user space before load. */
@@ -58,13 +57,15 @@ const volatile __u8 hist_mode;		/* --trace=hist: no records */
 const volatile __u32 sample;
 const volatile __u32 inflight;
 /*
- * Records of tcp_rr without the recv and send length hooks, which then
- * are not attached (four program runs a transaction fewer): messages
- * are numbered by write_seq as they enter TCP, a client's record goes
- * at its response's DATA_READY, a server's at its response's DEV_XMIT,
- * and RECV_RET is the worker's own stamp. Not with --trace=hist (it
- * times RECV_RET and SEND_RET in BPF) or --trace-sched (a record takes
- * the reader's wake-up, which comes after DATA_READY).
+ * tcp_rr without the recv and send length hooks, which then are not
+ * attached (four program runs a transaction fewer): messages are
+ * numbered by their place in the stream at the wake-up and the device
+ * hand-off, and RECV_RET (hist: SEND_RET too) is the worker's own
+ * stamp. Records: a client's goes at its response's DATA_READY, a
+ * server's at its response's DEV_XMIT. Hist: the worker's stamps come
+ * through `wstamps`. Not with --trace-sched (a record takes the
+ * reader's wake-up, which comes after DATA_READY) or an open-loop
+ * hist client (it need not send after each response it reads).
  */
 const volatile __u8 lean;
 const volatile __u32 observe_tgid;	/* observe: the server's process */
@@ -255,7 +256,7 @@ static __always_inline void count_done(__u32 end)
 /* Is message m timed? */
 static __always_inline int sampled(__u32 m)
 {
-	return sample <= 1 || m % sample == 0;
+	return ns_sampled(m, sample);
 }
 
 /*

@@ -15,10 +15,10 @@
 /* X(name, where): every boundary, in no particular order. */
 #define NS_BOUNDARIES(X)						\
 	X(APP_SEND, U)	  /* worker calls send() for the message */	\
-	X(TCP_SEND, K)	  /* first tcp_sendmsg_locked of the message */	\
+	X(TCP_SEND, K)	  /* TCP's departure time of its first packet */	\
 	X(DEV_XMIT, K)	  /* first device hand-off after it */		\
 	X(NETIF_RX, K)	  /* kernel receive stamp of the first payload skb */ \
-	X(TCP_RX, K)	  /* tcp_probe (tcp_rcv_established), same skb */ \
+	X(TCP_RX, K)	  /* TCP's clock read as it took that skb */	\
 	X(DATA_READY, K)  /* first sk_data_ready after it */		\
 	X(EPOLL_RET, U)	  /* epoll_wait returned with the flow readable */ \
 	X(RECV_RET, K)	  /* the recv that completes the message returns */ \

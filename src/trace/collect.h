@@ -16,6 +16,7 @@
 #include "../hist.h"
 #include "cost.h"
 #include "merge.h"
+#include "msgnum.h"
 
 struct tracer;
 struct ring_buffer;
@@ -118,7 +119,8 @@ int trace_worker_init(struct trace_worker *tw, struct tracer *t, int id,
 static inline int trace_worker_sampled(const struct trace_worker *tw,
 				       const struct flow *f)
 {
-	return tw->sample <= 1 || f->tr_seq % tw->sample == 0;
+	/* BPF numbers messages modulo 2^32. */
+	return ns_sampled((uint32_t)f->tr_seq, tw->sample);
 }
 
 /*

@@ -75,9 +75,8 @@ static void wstamp(struct worker *w, struct flow *f, int rx, uint64_t now)
 {
 	struct ns_wstamp *u = f->ws;
 	uint32_t *n = rx ? &u->recv_n : &u->send_n;
-	uint32_t sample = w->rs->o->trace_sample;
 
-	if (sample <= 1 || *n % sample == 0) {
+	if (ns_sampled(*n, w->rs->o->trace_sample)) {
 		u->tid = w->tid;
 		*(rx ? &u->recv_ret : &u->send_ret) = now ? now : now_ns();
 	}

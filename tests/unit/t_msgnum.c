@@ -127,6 +127,21 @@ static void t_messages_made_readable(void **state)
 	assert_false(ns_carries(isn + 200, isn + 250, isn + 250));
 }
 
+/* --trace-sample: one message in N by number, 0 and 1 meaning all. */
+static void t_one_message_in_n_is_sampled(void **state)
+{
+	(void)state;
+	assert_true(ns_sampled(0, 7));
+	assert_true(ns_sampled(14, 7));
+	assert_false(ns_sampled(15, 7));
+	assert_false(ns_sampled(6, 7));
+	assert_true(ns_sampled(5, 0));
+	assert_true(ns_sampled(5, 1));
+	/* Numbers wrap at 2^32: 2^32 - 1 = 3 * 1431655765. */
+	assert_true(ns_sampled(0xffffffffu, 3));
+	assert_false(ns_sampled(0xfffffffeu, 3));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -134,6 +149,7 @@ int main(void)
 		cmocka_unit_test(t_sequence_numbers_wrap),
 		cmocka_unit_test(t_which_transmitted_packet_carries_a_start),
 		cmocka_unit_test(t_messages_made_readable),
+		cmocka_unit_test(t_one_message_in_n_is_sampled),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
