@@ -391,7 +391,7 @@ PY
 			grep -q 'sock_recv_length:tp_btf,.*sock_send_length:tp_btf' ||
 			fail "$opt: no length hooks"
 	done
-	# --trace=hist reads the workers' own stamps (struct ns_ustamp).
+	# --trace=hist reads the workers' own stamps (struct ns_wstamp).
 	ns tcp_rr --local -l 2 -q --trace=hist > out 2> err
 	expect_eq "$(lean_hooks out server)" "$LEAN_HOOKS" "hist: the hooks"
 	python3 - out <<'PY'
