@@ -113,8 +113,8 @@ uint64_t trace_rec_priority(enum ns_side side, uint32_t flow_id,
 }
 
 /*
- * The kept records and the slowest each have a heap of slots, the
- * largest key first: the record to give up when a better one comes.
+ * The slowest kept have a heap of slots, the largest key first: the
+ * record to give up when a better one comes.
  */
 static void swap_slots(struct trace_slot *a, struct trace_slot *b)
 {
@@ -146,11 +146,10 @@ static void sift_up(struct trace_slot *h, long i)
 /*
  * Put rec among `max` records heaped by `key`, of which `*n` are there:
  * in a new place while there is room, else in that of the largest key
- * (the caller knows it is larger than rec's). Where it went.
+ * (the caller knows it is larger than rec's).
  */
-static struct trace_rec *heap_put(struct trace_rec *recs,
-				  struct trace_slot *h, long *n, long max,
-				  const struct trace_rec *rec, uint64_t key)
+static void heap_put(struct trace_rec *recs, struct trace_slot *h, long *n,
+		     long max, const struct trace_rec *rec, uint64_t key)
 {
 	long at;
 
@@ -164,26 +163,6 @@ static struct trace_rec *heap_put(struct trace_rec *recs,
 		sift_down(h, *n, 0);
 	}
 	recs[at] = *rec;
-	return &recs[at];
-}
-
-/*
- * Keep rec, one of the max_recs complete transactions of lowest priority
- * so far (bottom-k sampling: a uniform sample of the run whatever its
- * length), in place of the highest when full: where it went.
- */
-static struct trace_rec *keep(struct trace_worker *tw,
-			      const struct trace_rec *rec)
-{
-	if (tw->nrecs == tw->cap && tw->nrecs < tw->max_recs) {
-		tw->cap = tw->cap ? 2 * tw->cap : 1024;
-		if (tw->cap > tw->max_recs)
-			tw->cap = tw->max_recs;
-		tw->recs = xrealloc(tw->recs, tw->cap, sizeof(*tw->recs));
-		tw->rheap = xrealloc(tw->rheap, tw->cap, sizeof(*tw->rheap));
-	}
-	return heap_put(tw->recs, tw->rheap, &tw->nrecs, tw->max_recs, rec,
-			rec->prio);
 }
 
 /* Keep rec among the max_slow longest so far (the shortest goes first). */
@@ -197,14 +176,35 @@ static void keep_slow(struct trace_worker *tw, const struct trace_rec *rec)
 		 ~rec->span);
 }
 
+/* The record of a transaction merged as m, of priority p. */
+static void fill_rec(struct trace_rec *rec, const struct trace_worker *tw,
+		     const struct merged *m, uint32_t flow_id, uint64_t seq,
+		     uint16_t port, uint64_t p)
+{
+	memset(rec, 0, sizeof(*rec));
+	rec->flow_id = flow_id;
+	rec->worker = tw->id;
+	rec->seq = seq;
+	rec->port = port;
+	rec->next_port = tw->next_port;
+	memcpy(rec->b, m->b, sizeof(rec->b));
+	rec->sw_tx = m->sw_tx;
+	rec->sw_rx = m->sw_rx;
+	rec->prio = p;
+	rec->span = m->total;
+	rec->held_pid = m->held_pid;
+	rec->held_cpu = m->held_cpu;
+	memcpy(rec->held_comm, m->held_comm, sizeof(rec->held_comm));
+}
+
 struct trace_rec *trace_worker_account(struct trace_worker *tw,
 				       enum merge_result r,
 				       const struct merged *m,
 				       uint32_t flow_id, uint64_t seq,
 				       uint16_t port)
 {
-	int i, n = stage_count(tw->side), sampled, slow;
-	struct trace_rec rec;
+	int i, n = stage_count(tw->side), slow;
+	struct trace_rec rec, *kept = NULL;
 	uint64_t p;
 
 	if (r != MERGE_OK)
@@ -223,29 +223,17 @@ struct trace_rec *trace_worker_account(struct trace_worker *tw,
 	/* Most transactions of a long run are passed over: decide first. */
 	p = trace_rec_priority(tw->side, flow_id, seq, port);
 	tw->offered++;
-	sampled = tw->nrecs < tw->max_recs ||
-		  (tw->nrecs && p < tw->rheap[0].key);
 	slow = tw->max_slow &&
 	       (tw->nslow < tw->max_slow || ~m->total < tw->sheap[0].key);
-	if (!sampled && !slow)
+	if (bottomk_wants(&tw->keep, p))
+		kept = bottomk_take(&tw->keep, tw->max_recs, p);
+	if (!kept && !slow)
 		return NULL;
-	memset(&rec, 0, sizeof(rec));
-	rec.flow_id = flow_id;
-	rec.worker = tw->id;
-	rec.seq = seq;
-	rec.port = port;
-	rec.next_port = tw->next_port;
-	memcpy(rec.b, m->b, sizeof(rec.b));
-	rec.sw_tx = m->sw_tx;
-	rec.sw_rx = m->sw_rx;
-	rec.prio = p;
-	rec.span = m->total;
-	rec.held_pid = m->held_pid;
-	rec.held_cpu = m->held_cpu;
-	memcpy(rec.held_comm, m->held_comm, sizeof(rec.held_comm));
+	/* Built where it is kept: no copy of a sampled one. */
+	fill_rec(kept ? kept : &rec, tw, m, flow_id, seq, port, p);
 	if (slow)
-		keep_slow(tw, &rec);
-	return sampled ? keep(tw, &rec) : NULL;
+		keep_slow(tw, kept ? kept : &rec);
+	return kept;
 }
 
 /* Merge a transaction's record with its stamps, and account it. */
@@ -508,6 +496,16 @@ static void add_slowest(struct trace_worker **tw, int n, long want,
 	free(all);
 }
 
+/* The worker's records out of its store, if it kept any there. */
+static void finish(struct trace_worker *tw)
+{
+	if (!tw->keep.rec)
+		return;
+	free(tw->recs);
+	tw->recs = bottomk_finish(&tw->keep, &tw->nrecs);
+	tw->cap = tw->nrecs;
+}
+
 uint64_t trace_keep(struct trace_worker **tw, int n, long max)
 {
 	uint64_t all = 0, last = UINT64_MAX, *p;
@@ -516,6 +514,7 @@ uint64_t trace_keep(struct trace_worker **tw, int n, long max)
 
 	for (i = 0; i < n; i++)
 		if (tw[i]) {
+			finish(tw[i]);
 			all += tw[i]->offered;
 			total += tw[i]->nrecs;
 		}
@@ -551,13 +550,12 @@ void trace_worker_free(struct trace_worker *tw)
 	free(tw->late);
 	tw->early = NULL;
 	tw->late = NULL;
+	bottomk_free(&tw->keep);
 	free(tw->recs);
-	free(tw->rheap);
 	free(tw->slow);
 	free(tw->sheap);
 	tw->rb = NULL;
 	tw->recs = NULL;
-	tw->rheap = NULL;
 	tw->slow = NULL;
 	tw->sheap = NULL;
 }

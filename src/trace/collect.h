@@ -14,6 +14,7 @@
 
 #include "../flow.h"
 #include "../hist.h"
+#include "bottomk.h"
 #include "cost.h"
 #include "merge.h"
 #include "msgnum.h"
@@ -84,13 +85,12 @@ struct trace_worker {
 	/*
 	 * Kept records: the max_recs complete transactions of lowest
 	 * priority, a hash of what names them on both ends (a uniform
-	 * sample that joins across sides), trimmed to the run's limit by
-	 * trace_keep() at the end. The records stay where they were put;
-	 * a heap of their keys and places (rheap) says which goes next,
-	 * so that keeping one moves 16 bytes a level, not a record.
+	 * sample that joins across sides), in `keep` while the worker
+	 * runs (a constant cost each), then in recs, trimmed to the run's
+	 * limit by trace_keep().
 	 */
+	struct bottomk keep;
 	struct trace_rec *recs;
-	struct trace_slot *rheap;
 	long nrecs, cap, max_recs;
 	uint64_t offered;	/* complete transactions that could be kept */
 	/*

@@ -512,19 +512,24 @@ static void t_kept_are_exactly_the_lowest_priorities(void **state)
 		/* Spans 0..3999 in no order (7919 is prime). */
 		m.total = (seq * 7919) % 4000;
 		trace_worker_account(&w, MERGE_OK, &m, 1, seq, 0);
-		/* At every step the 100 lowest so far: the last offered. */
-		for (j = 0, low = 0; i >= 99 && j < w.nrecs; j++)
-			low += w.recs[j].prio <= order[i - 99].prio;
+		/*
+		 * At every step the 100 lowest so far (the last offered)
+		 * are in the store, and none twice.
+		 */
+		for (j = 0, low = 0; i >= 99 && j < w.keep.used; j++)
+			low += w.keep.rec[j].prio <= order[i - 99].prio;
 		assert_int_equal(low, i >= 99 ? 100 : 0);
+		assert_true(w.keep.used <= w.keep.cap);
 	}
 	low = 0;
 	qsort(prio, 4000, sizeof(*prio), cmp_u64);
-	for (i = 0; i < w.nrecs; i++) {
-		low += w.recs[i].prio <= prio[99];
-		assert_int_equal(w.recs[i].prio,
+	for (i = 0; i < w.keep.used; i++) {
+		low += w.keep.rec[i].prio <= prio[99];
+		assert_int_equal(w.keep.rec[i].prio,
 				 trace_rec_priority(NS_CLIENT, 1,
-						    w.recs[i].seq, 0));
-		assert_int_equal(w.recs[i].span, (w.recs[i].seq * 7919) % 4000);
+						    w.keep.rec[i].seq, 0));
+		assert_int_equal(w.keep.rec[i].span,
+				 (w.keep.rec[i].seq * 7919) % 4000);
 	}
 	assert_int_equal(low, 100);
 	assert_int_equal(w.nslow, 10);
@@ -551,7 +556,7 @@ static void t_kept_are_exactly_the_lowest_priorities(void **state)
  */
 static void t_ties_keep_the_earlier(void **state)
 {
-	struct trace_worker w;
+	struct trace_worker w, *one[1] = { &w };
 	struct merged m = { 0 };
 	long i;
 
@@ -560,7 +565,7 @@ static void t_ties_keep_the_earlier(void **state)
 	w.max_recs = 100;
 	for (i = 0; i < 1000; i++)
 		trace_worker_account(&w, MERGE_OK, &m, 1, i, 5);
-	assert_int_equal(w.offered, 1000);
+	assert_int_equal(trace_keep(one, 1, 100), 1000);
 	assert_int_equal(w.nrecs, 100);
 	for (i = 0; i < 100; i++)
 		assert_true(w.recs[i].seq < 100);
