@@ -68,6 +68,8 @@ const volatile __u32 inflight;
  * hist client (it need not send after each response it reads).
  */
 const volatile __u8 lean;
+/* Lean records: a flow's slots in `krecs` - 1 (0: records go by ring). */
+const volatile __u32 krec_mask;
 const volatile __u32 observe_tgid;	/* observe: the server's process */
 /* observe: its network namespace; tracepoints see every namespace's */
 const volatile __u32 observe_netns;
@@ -201,6 +203,18 @@ struct {
 	__type(value, struct ns_wstamp);
 } wstamps SEC(".maps");
 
+/*
+ * Lean records: each flow's krec_mask + 1 slots (struct ns_krec), by
+ * ns_sk.widx, mapped by the workers.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct ns_krec);
+} krecs SEC(".maps");
+
 /* --trace=hist: a histogram per kernel stage, by end and stage. */
 struct khist {
 	__u32 b[HIST_BUCKETS];
@@ -297,15 +311,7 @@ static const struct kstage kstages[] = { NS_KSTAGES(KDEF) };
 #undef KDEF
 
 /* Each kernel boundary's enum ns_boundary, for the record. */
-#define KB_K(name) NS_B_##name,
-#define KB_U(name)
-#define KB_M(name)
-#define KB(name, where) KB_##where(name)
-static const __u8 kb[NS_K_COUNT] = { NS_BOUNDARIES(KB) };
-#undef KB
-#undef KB_M
-#undef KB_U
-#undef KB_K
+static const __u8 kb[NS_K_COUNT] = NS_K_TO_B;
 
 static __always_inline void count(const struct ns_sk *st, __u32 which)
 {
@@ -439,10 +445,41 @@ static __always_inline void sched_stamps(struct ns_krecord *r, __u32 worker)
  * worker's own recv or send: a socket BPF made storage for learns its
  * worker here.
  */
+static __always_inline void count_lost(__u32 end)
+{
+	__u64 *n = bpf_map_lookup_elem(&lost, &end);
+
+	if (n)
+		(*n)++;
+}
+
+/*
+ * Lean records: message m's stamps into its flow's slot, where its
+ * worker reads them; seq last, each write of it a full barrier.
+ */
+static __always_inline void put_krec(const struct ns_sk *st, __u32 m,
+				     const __u64 *sl)
+{
+	__u32 k = (st->widx - 1) * (krec_mask + 1) + (m & krec_mask);
+	struct ns_krec *r = NULL;
+	int i;
+
+	if (st->widx)
+		r = bpf_map_lookup_elem(&krecs, &k);
+	if (!r) {
+		count_lost(st->side & 1);
+		return;
+	}
+	__sync_lock_test_and_set(&r->seq, 0);
+	for (i = 0; i < NS_K_COUNT; i++)
+		r->t[i] = sl[i];
+	__sync_lock_test_and_set(&r->seq, (__u64)m + 1);
+}
+
 static __always_inline void emit(struct ns_sk *st, __u32 m)
 {
 	__u32 worker = st->worker, end = st->side & 1;
-	__u64 *sl = slot(st, m), *n;
+	__u64 *sl = slot(st, m);
 	struct ns_krecord *r;
 	void *ring;
 	int i;
@@ -452,6 +489,10 @@ static __always_inline void emit(struct ns_sk *st, __u32 m)
 
 	if (hist_mode) {
 		account(st, m);
+		goto done;
+	}
+	if (krec_mask) {
+		put_krec(st, m, sl);
 		goto done;
 	}
 	ring = bpf_map_lookup_elem(&rings, &worker);
@@ -470,9 +511,7 @@ static __always_inline void emit(struct ns_sk *st, __u32 m)
 		/* The worker polls its ring after each transaction: no wake-up. */
 		bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
 	} else {
-		n = bpf_map_lookup_elem(&lost, &end);
-		if (n)
-			(*n)++;
+		count_lost(end);
 	}
 done:
 	clear_slot(sl);

@@ -54,6 +54,13 @@ enum ns_kboundary { NS_BOUNDARIES(NS_K_ENUM) NS_K_COUNT };
 #undef NS_K_ENUM_U
 #undef NS_K_ENUM_K
 
+/* Each kernel boundary's enum ns_boundary, in enum ns_kboundary order. */
+#define NS_K_TO_B_K(name) NS_B_##name,
+#define NS_K_TO_B_U(name)
+#define NS_K_TO_B_M(name)
+#define NS_K_TO_B_(name, where) NS_K_TO_B_##where(name)
+#define NS_K_TO_B { NS_BOUNDARIES(NS_K_TO_B_) }
+
 /*
  * X(side, stage name, from, to): each side's stages in time order. A
  * client transaction runs from APP_SEND to APP_DONE, the latency its
@@ -263,9 +270,10 @@ struct ns_sk {
 	/* observe: bytes_received as the response began */
 	unsigned long long rx_mark;
 	/*
-	 * Lean --trace=hist: the flow's struct ns_wstamp, 1 + its index in
-	 * the `wstamps` map (0: none); sampled responses a client has woken
-	 * up for and not yet timed.
+	 * Lean: 1 + the flow's index (0: none) in the `wstamps` map (hist:
+	 * its struct ns_wstamp) or the `krecs` map (records: its slots);
+	 * sampled responses a hist client has woken up for and not yet
+	 * timed.
 	 */
 	unsigned int widx;
 	unsigned int hist_pending;
@@ -285,6 +293,19 @@ struct ns_wstamp {
 	unsigned int pad;
 	unsigned long long recv_ret;
 	unsigned long long send_ret;
+};
+
+/*
+ * Lean records (tcp_rr --trace): message m's kernel stamps, by enum
+ * ns_kboundary, in slot m % slots of its flow's in the `krecs` map,
+ * which the worker maps and reads when it is done with m: no ring, no
+ * copy but this one. seq is m + 1 once they are all there, and 0 while
+ * BPF writes them, so that a reader who sees the same m + 1 before and
+ * after it copies them has copied m's.
+ */
+struct ns_krec {
+	unsigned long long seq;
+	unsigned long long t[NS_K_COUNT];
 };
 
 /* One record per transaction per side, from BPF to the side's worker. */

@@ -30,6 +30,7 @@ struct flow {
 	uint64_t t_recv;	/* rr server, --trace: the request was whole */
 	uint64_t tr_seq;	/* --trace: transactions, as BPF numbers them */
 	struct ns_wstamp *ws;	/* lean --trace=hist: stamps BPF reads */
+	struct ns_krec *kr;	/* lean records: the slots BPF writes */
 	uint64_t sw_tx;		/* --timestamping: kernel TX stamp of the send */
 	uint64_t sw_rx;		/* --timestamping: kernel RX stamp of the recv */
 	/* --trace: this interval's traced transactions and stage sums */

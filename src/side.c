@@ -101,14 +101,17 @@ static uint16_t client_port(int fd, int is_client)
 
 static void trace_flow(struct side *s, struct flow *f)
 {
+	uint32_t idx;
 	int rc;
 
 	if (f->fd < 0 || f->listener)
 		return;
 	f->port = client_port(f->fd, s->rs.is_client);
-	f->ws = tracer_wstamp(s->rs.tracer);
+	idx = tracer_flow_index(s->rs.tracer);
+	f->ws = tracer_wstamp(s->rs.tracer, idx);
+	f->kr = tracer_krecs(s->rs.tracer, idx);
 	rc = tracer_register(s->rs.tracer, f->fd, f->id,
-			     f->id % s->o->num_threads, f->ws);
+			     f->id % s->o->num_threads, idx);
 	if (rc)
 		log_err("--trace: flow %d not traced: %s", f->id, strerror(-rc));
 }

@@ -79,6 +79,7 @@ int trace_worker_init(struct trace_worker *tw, struct tracer *t, int id,
 	tw->side = side;
 	tw->id = id;
 	tw->lean = tracer_lean(t);
+	tw->krec_mask = tracer_krec_mask(t);
 	if (tw->lean) {
 		tw->early = xcalloc(TRACE_WAITING, sizeof(*tw->early));
 		tw->late = xcalloc(TRACE_WAITING, sizeof(*tw->late));
@@ -257,12 +258,42 @@ static void merge_rec(struct trace_worker *tw, struct flow *f,
 		f->st_sum[i] += m.stage[i];
 }
 
+static const uint8_t kb[NS_K_COUNT] = NS_K_TO_B;
+
+/*
+ * Lean: flow f's transaction seq in its slot, if BPF has written it
+ * whole (0), else -1. BPF zeroes seq while it writes: the same seq
+ * before and after the copy is a whole record.
+ */
+static int take_slot(const struct trace_worker *tw, const struct flow *f,
+		     uint64_t seq, struct ns_krecord *rec)
+{
+	const struct ns_krec *k = &f->kr[seq & tw->krec_mask];
+	uint64_t want = (uint64_t)(uint32_t)seq + 1;
+	int i;
+
+	if (__atomic_load_n(&k->seq, __ATOMIC_ACQUIRE) != want)
+		return -1;
+	memset(rec, 0, sizeof(*rec));
+	for (i = 0; i < NS_K_COUNT; i++)
+		rec->t[kb[i]] = k->t[i];
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	if (__atomic_load_n(&k->seq, __ATOMIC_RELAXED) != want)
+		return -1;
+	rec->flow_id = f->id;
+	rec->seq = (uint32_t)seq;
+	rec->side = tw->side;
+	return 0;
+}
+
 /* Lean: the waiting record of flow f's transaction seq, taken; or -1. */
 static int take_early(struct trace_worker *tw, const struct flow *f,
 		      uint64_t seq, struct ns_krecord *rec)
 {
 	int i;
 
+	if (f->kr)
+		return take_slot(tw, f, seq, rec);
 	for (i = 0; i < tw->nearly; i++) {
 		if (tw->early[i].flow_id != (uint32_t)f->id ||
 		    tw->early[i].seq != (uint32_t)seq)
@@ -316,7 +347,8 @@ static void settle_late(struct trace_worker *tw)
 	struct trace_late *l;
 	int i;
 
-	if (!tw->fresh)
+	/* Slots are not announced: look while any transaction waits. */
+	if (!tw->fresh && !(tw->krec_mask && tw->nlate))
 		return;
 	tw->fresh = 0;
 	for (i = 0; i < tw->nlate; i++) {
@@ -377,7 +409,8 @@ static void done(struct trace_worker *tw, struct flow *f,
 		f->tr_seq++;
 		return;
 	}
-	ring_buffer__consume(tw->rb);
+	if (!f->kr)
+		ring_buffer__consume(tw->rb);
 	if (tw->lean)
 		trace_worker_take_lean(tw, f, u);
 	else

@@ -74,6 +74,11 @@ struct trace_worker {
 	struct ns_krecord *early;	/* in no order */
 	int nearly;
 	int fresh;			/* records came since the last match */
+	/*
+	 * Lean tcp_rr records come in each flow's slots (flow.kr) rather
+	 * than by ring: message m's in slot m & krec_mask (0: by ring).
+	 */
+	uint32_t krec_mask;
 	struct trace_late *late;	/* a ring, oldest first; f NULL: matched */
 	int late_head, nlate;
 	uint64_t complete;

@@ -91,11 +91,14 @@ struct tracer {
 	int missing[H_COUNT];	/* the kernel lacks its tracepoint */
 	int stamp_fd;		/* keeps the kernel stamping packets */
 	/*
-	 * Lean --trace=hist: the `wstamps` map, mapped (NULL: not used);
-	 * this end's part of it, and how much of that is given out.
+	 * Lean: the flows' part of the `wstamps` map (hist) or the `krecs`
+	 * map (records), mapped (NULL: not used); this end's part of each,
+	 * in flows, and how much of that is given out.
 	 */
 	struct ns_wstamp *wbase;
-	size_t wmapped;
+	struct ns_krec *kbase;
+	size_t wmapped, kmapped;
+	uint32_t kslots;	/* records: slots a flow */
 	uint32_t wfirst, wcap, wnext;
 	double entry_ns;	/* entering one program run; -1 unknown */
 	double stats_ns;	/* bpf_stats' own share of a run it times */
@@ -189,37 +192,67 @@ static int can_be_lean(const struct tracer *t, const struct tracer_cfg *cfg)
 }
 
 /*
- * Lean --trace=hist: the flows an end keeps stamps for in the `wstamps`
- * map. A server does not know its clients' flows when it loads.
+ * Lean: the flows an end keeps stamps (hist) or records (records) for
+ * in the maps BPF and the workers share. A server does not know its
+ * clients' flows when it loads.
  */
 static uint32_t wcap(const struct tracer *t, const struct tracer_cfg *cfg)
 {
-	if (!t->lean || !cfg->hist_mode)
+	if (!t->lean)
 		return 0;
 	return cfg->flows ? cfg->flows : NS_WSTAMPS_UNKNOWN;
 }
 
-/* Map the `wstamps` map into this process (and those it forks). */
-static int map_wstamps(struct tracer *t, const struct tracer_cfg *cfg,
-		       char *why, size_t len)
+/*
+ * Lean records: a flow's slots, more than the messages it can have in
+ * flight (a worker reads message m's before m + slots can be written),
+ * a power of two.
+ */
+static uint32_t kslots(const struct tracer *t, const struct tracer_cfg *cfg)
 {
-	struct bpf_map *m = t->skel->maps.wstamps;
+	uint32_t n = 2;
+
+	if (!t->lean || cfg->hist_mode)
+		return 0;
+	while (n <= cfg->inflight)
+		n *= 2;
+	return n;
+}
+
+/* Map m, of values `size` bytes, into this process (and those it forks). */
+static void *map_shared(struct bpf_map *m, size_t size, size_t *mapped,
+			char *why, size_t len)
+{
 	long page = sysconf(_SC_PAGESIZE);
 	void *p;
 
-	t->wcap = wcap(t, cfg);
-	if (!t->wcap)
-		return 0;
-	t->wmapped = (bpf_map__max_entries(m) * sizeof(struct ns_wstamp) +
-		      page - 1) / page * page;
-	p = mmap(NULL, t->wmapped, PROT_READ | PROT_WRITE, MAP_SHARED,
+	*mapped = (bpf_map__max_entries(m) * size + page - 1) / page * page;
+	p = mmap(NULL, *mapped, PROT_READ | PROT_WRITE, MAP_SHARED,
 		 bpf_map__fd(m), 0);
 	if (p == MAP_FAILED) {
-		snprintf(why, len, "tracing off: mapping the stamp map: %s",
-			 strerror(errno));
-		return -1;
+		snprintf(why, len, "tracing off: mapping %s: %s",
+			 bpf_map__name(m), strerror(errno));
+		return NULL;
 	}
-	t->wbase = p;
+	return p;
+}
+
+/* The maps each flow has a part of, mapped. */
+static int map_flows(struct tracer *t, const struct tracer_cfg *cfg,
+		     char *why, size_t len)
+{
+	t->wcap = wcap(t, cfg);
+	t->kslots = kslots(t, cfg);
+	if (t->wcap && cfg->hist_mode &&
+	    !(t->wbase = map_shared(t->skel->maps.wstamps,
+				    sizeof(struct ns_wstamp), &t->wmapped,
+				    why, len)))
+		return -1;
+	if (t->kslots &&
+	    !(t->kbase = map_shared(t->skel->maps.krecs,
+				    sizeof(struct ns_krec), &t->kmapped,
+				    why, len)))
+		return -1;
 	return 0;
 }
 
@@ -250,9 +283,15 @@ static struct stages_bpf *open_with(const struct tracer *t,
 	skel->rodata->observe_tgid = cfg->observe_tgid;
 	skel->rodata->observe_netns = cfg->observe_netns;
 	skel->rodata->lean = t->lean;
-	if (wcap(t, cfg))
+	if (wcap(t, cfg) && cfg->hist_mode)
 		bpf_map__set_max_entries(skel->maps.wstamps, wcap(t, cfg) *
 					 (cfg->both_ends ? 2 : 1));
+	if (kslots(t, cfg)) {
+		skel->rodata->krec_mask = kslots(t, cfg) - 1;
+		bpf_map__set_max_entries(skel->maps.krecs, wcap(t, cfg) *
+					 kslots(t, cfg) *
+					 (cfg->both_ends ? 2 : 1));
+	}
 	/* bench/overhead.sh: the cost of entering the programs alone. */
 	skel->rodata->empty = getenv("NETSTAGE_BENCH_EMPTY_BPF") != NULL;
 	for (i = 0; i < ARRAY_SIZE(hooks); i++) {
@@ -499,7 +538,7 @@ struct tracer *tracer_open(const struct tracer_cfg *cfg, char *why,
 		snprintf(why, len, "tracing off: %s", load_reason(err));
 		goto fail;
 	}
-	if (keep_stamping(t, why, len) || map_wstamps(t, cfg, why, len) ||
+	if (keep_stamping(t, why, len) || map_flows(t, cfg, why, len) ||
 	    (!cfg->hist_mode && make_rings(t, nrings, why, len)))
 		goto fail;
 	t->skel->bss->real_offset = real_offset();
@@ -537,12 +576,11 @@ void tracer_set_port(struct tracer *t, uint16_t port)
 }
 
 int tracer_register(struct tracer *t, int fd, int flow_id, int worker,
-		    const struct ns_wstamp *wstamps)
+		    uint32_t idx)
 {
 	struct ns_sk v = { 0 };
 
-	if (wstamps)
-		v.widx = wstamps - t->wbase + 1;
+	v.widx = idx;
 	v.flow_id = flow_id;
 	v.worker = worker + t->base;
 	v.side = t->side;
@@ -577,11 +615,26 @@ int tracer_lean(const struct tracer *t)
 	return t->lean;
 }
 
-struct ns_wstamp *tracer_wstamp(struct tracer *t)
+uint32_t tracer_flow_index(struct tracer *t)
 {
-	if (!t->wbase || t->wnext == t->wcap)
-		return NULL;
-	return &t->wbase[t->wfirst + t->wnext++];
+	if (t->wnext == t->wcap)
+		return 0;
+	return t->wfirst + t->wnext++ + 1;
+}
+
+struct ns_wstamp *tracer_wstamp(const struct tracer *t, uint32_t idx)
+{
+	return t->wbase && idx ? &t->wbase[idx - 1] : NULL;
+}
+
+struct ns_krec *tracer_krecs(const struct tracer *t, uint32_t idx)
+{
+	return t->kbase && idx ? &t->kbase[(idx - 1) * t->kslots] : NULL;
+}
+
+uint32_t tracer_krec_mask(const struct tracer *t)
+{
+	return t->kslots ? t->kslots - 1 : 0;
 }
 
 const char *tracer_note(const struct tracer *t)
@@ -711,6 +764,8 @@ void tracer_close(struct tracer *t)
 		close(t->stamp_fd);
 	if (t->wbase)
 		munmap(t->wbase, t->wmapped);
+	if (t->kbase)
+		munmap(t->kbase, t->kmapped);
 	stages_bpf__destroy(t->skel);
 	free(t);
 }

@@ -37,7 +37,7 @@ struct tracer_cfg {
 	uint32_t flows;		/* flows of a side (each); 0: not known */
 };
 
-/* Lean --trace=hist: flows an end keeps stamps for when it cannot tell. */
+/* Lean: flows an end keeps stamps or record slots for when it cannot tell. */
 #define NS_WSTAMPS_UNKNOWN 65536
 
 /*
@@ -55,10 +55,10 @@ struct tracer *tracer_end(struct tracer *both, enum ns_side side);
 void tracer_set_port(struct tracer *t, uint16_t port);
 /*
  * Trace this socket: 0, or -errno. Call before its first transaction.
- * wstamps: its flow's from tracer_wstamp(), or NULL.
+ * idx: its flow's from tracer_flow_index().
  */
 int tracer_register(struct tracer *t, int fd, int flow_id, int worker,
-		    const struct ns_wstamp *wstamps);
+		    uint32_t idx);
 /*
  * The calling thread is this worker's: tcp_crr's connections are then
  * traced without registration (BPF makes their storage). 0, or -errno.
@@ -75,12 +75,22 @@ const char *tracer_hooks(const struct tracer *t);
  */
 int tracer_lean(const struct tracer *t);
 /*
- * Lean --trace=hist: where a flow's worker keeps its RECV_RET and
- * SEND_RET for BPF (struct ns_wstamp), in memory shared with BPF. NULL
- * when not needed, or past the flows the end has room for (their
- * transactions count as incomplete).
+ * Lean: a new flow's place in the memory its worker shares with BPF,
+ * or 0: not needed, or past the flows the end has room for (their
+ * transactions count as incomplete, or without a record).
  */
-struct ns_wstamp *tracer_wstamp(struct tracer *t);
+uint32_t tracer_flow_index(struct tracer *t);
+/*
+ * Lean --trace=hist: where flow idx's worker keeps its RECV_RET and
+ * SEND_RET for BPF (struct ns_wstamp). NULL: not hist, or idx 0.
+ */
+struct ns_wstamp *tracer_wstamp(const struct tracer *t, uint32_t idx);
+/*
+ * Lean records: flow idx's slots, where BPF leaves message m's record
+ * in slot m & tracer_krec_mask(). NULL: records come by ring.
+ */
+struct ns_krec *tracer_krecs(const struct tracer *t, uint32_t idx);
+uint32_t tracer_krec_mask(const struct tracer *t);
 /* What tracing goes without on this kernel, in a line; NULL: nothing. */
 const char *tracer_note(const struct tracer *t);
 /* --trace=hist: kernel stage k's histogram, summed over CPUs, into h. */

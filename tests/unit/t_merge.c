@@ -425,6 +425,82 @@ static void drop_slowest(struct trace_worker *tw)
 	tw->nrecs = k;
 }
 
+/* BPF's put_krec(): message m's kernel stamps into its slot, seq last. */
+static void slot_put(struct ns_krec *kr, uint32_t mask, uint32_t m,
+		     uint64_t dev_xmit)
+{
+	static const uint8_t kb[NS_K_COUNT] = NS_K_TO_B;
+	struct ns_krec *s = &kr[m & mask];
+	struct ustamps u = { 0 };
+	struct ns_krecord k;
+	int i;
+
+	lean_rec(&k, &u, 0, m);
+	k.t[NS_B_DEV_XMIT] = dev_xmit;
+	for (i = 0; i < NS_K_COUNT; i++)
+		s->t[i] = k.t[kb[i]];
+	s->seq = (uint64_t)m + 1;
+}
+
+/*
+ * Lean tcp_rr records in the flow's slots instead of a ring: taken when
+ * whole (seq m + 1), waited for while BPF writes them (seq 0), and a
+ * transaction whose slot a later one took never gets its own.
+ */
+static void t_lean_records_in_flow_slots(void **state)
+{
+	struct ns_krec kr[2];
+	struct flow f = { .id = 1, .kr = kr };
+	struct trace_worker tw;
+	struct ns_krecord k;
+	struct ustamps u = { 0 };
+	int i;
+
+	memset(kr, 0, sizeof(kr));
+	memset(&tw, 0, sizeof(tw));
+	tw.side = NS_CLIENT;
+	tw.lean = 1;
+	tw.krec_mask = 1;
+	tw.early = calloc(TRACE_WAITING, sizeof(*tw.early));
+	tw.late = calloc(TRACE_WAITING, sizeof(*tw.late));
+	for (i = 0; i < NS_MAX_STAGES; i++)
+		hist_reset(&tw.stage[i]);
+	lean_rec(&k, &u, 1, 0);
+	/* There before its transaction is done: taken at once. */
+	slot_put(kr, 1, 0, 3000);
+	trace_worker_take_lean(&tw, &f, &u);
+	assert_int_equal(tw.complete, 1);
+	/* tcp_tx: DEV_XMIT - TCP_SEND; to_app from the worker's RECV_RET. */
+	assert_int_equal(tw.stage[1].max, 1000);
+	assert_int_equal(tw.stage[7].min, 1000);
+	/* Being written as the worker looks: it waits, taken once whole. */
+	slot_put(kr, 1, 1, 3001);
+	kr[1].seq = 0;
+	trace_worker_take_lean(&tw, &f, &u);
+	assert_int_equal(tw.complete, 1);
+	assert_int_equal(tw.nlate, 1);
+	kr[1].seq = 2;
+	slot_put(kr, 1, 2, 3002);
+	trace_worker_take_lean(&tw, &f, &u);
+	assert_int_equal(tw.complete, 3);
+	assert_int_equal(tw.nlate, 0);
+	assert_int_equal(tw.stage[1].max, 1002);
+	/* 3 and 4 done before their records; 5's takes 3's slot. */
+	trace_worker_take_lean(&tw, &f, &u);
+	trace_worker_take_lean(&tw, &f, &u);
+	assert_int_equal(tw.nlate, 2);
+	slot_put(kr, 1, 4, 3004);
+	slot_put(kr, 1, 5, 3005);
+	trace_worker_take_lean(&tw, &f, &u);
+	assert_int_equal(tw.complete, 5);
+	assert_int_equal(tw.norecord, 1);
+	assert_int_equal(tw.nlate, 0);
+	assert_int_equal(tw.stage[1].max, 1005);
+	trace_worker_end(&tw);
+	assert_int_equal(tw.complete + tw.norecord, f.tr_seq);
+	trace_worker_free(&tw);
+}
+
 static void t_both_ends_keep_the_same_sample(void **state)
 {
 	struct trace_worker ends[2], *one[1];
@@ -679,6 +755,7 @@ int main(void)
 		cmocka_unit_test(t_a_missing_tcp_send_is_incomplete),
 		cmocka_unit_test(t_records_match_transactions_by_flow_and_seq),
 		cmocka_unit_test(t_lean_records_wait_for_their_transaction),
+		cmocka_unit_test(t_lean_records_in_flow_slots),
 		cmocka_unit_test(t_both_ends_keep_the_same_sample),
 		cmocka_unit_test(t_kept_are_exactly_the_lowest_priorities),
 		cmocka_unit_test(t_ties_keep_the_earlier),
