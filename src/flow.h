@@ -29,6 +29,7 @@ struct flow {
 	uint64_t t_accept;	/* tcp_crr server, --trace: accept() returned */
 	uint64_t t_recv;	/* rr server, --trace: the request was whole */
 	uint64_t tr_seq;	/* --trace: transactions, as BPF numbers them */
+	uint32_t nlate;		/* --trace, lean: waiting for their records */
 	struct ns_wstamp *ws;	/* lean --trace=hist: stamps BPF reads */
 	struct ns_krec *kr;	/* lean records: the slots BPF writes */
 	uint64_t sw_tx;		/* --timestamping: kernel TX stamp of the send */

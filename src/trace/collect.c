@@ -311,6 +311,14 @@ static struct trace_late *late_at(struct trace_worker *tw, int i)
 	return &tw->late[(tw->late_head + i) % TRACE_WAITING];
 }
 
+/* Lean: a waiting transaction stops waiting. */
+static void gone(struct trace_late *l)
+{
+	if (l->f)
+		l->f->nlate--;
+	l->f = NULL;
+}
+
 /* Lean: the ring starts at the oldest transaction still waiting. */
 static void trim_late(struct trace_worker *tw)
 {
@@ -334,7 +342,7 @@ static void matched(struct trace_worker *tw, const struct flow *f,
 	for (i = 0; i < tw->nlate; i++) {
 		l = late_at(tw, i);
 		if (l->f == f && l->seq < seq) {
-			l->f = NULL;
+			gone(l);
 			tw->norecord++;
 		}
 	}
@@ -347,8 +355,7 @@ static void settle_late(struct trace_worker *tw)
 	struct trace_late *l;
 	int i;
 
-	/* Slots are not announced: look while any transaction waits. */
-	if (!tw->fresh && !(tw->krec_mask && tw->nlate))
+	if (!tw->fresh)
 		return;
 	tw->fresh = 0;
 	for (i = 0; i < tw->nlate; i++) {
@@ -357,9 +364,72 @@ static void settle_late(struct trace_worker *tw)
 			continue;
 		merge_rec(tw, l->f, &rec, &l->u);
 		matched(tw, l->f, l->seq);
-		l->f = NULL;
+		gone(l);
 	}
 	trim_late(tw);
+}
+
+/*
+ * Lean records in the flows' slots: f's waiting transactions, looked
+ * for at each of its own (BPF writes a record before the flow's next
+ * transaction is done, as a rule); one older than f's slots reach
+ * never gets its record.
+ */
+static void settle_flow(struct trace_worker *tw, struct flow *f)
+{
+	struct ns_krecord rec;
+	struct trace_late *l;
+	int i;
+
+	for (i = 0; i < tw->nlate && f->nlate; i++) {
+		l = late_at(tw, i);
+		if (l->f != f)
+			continue;
+		if (!take_slot(tw, f, l->seq, &rec))
+			merge_rec(tw, f, &rec, &l->u);
+		else if (f->tr_seq - l->seq <= tw->krec_mask + 1)
+			continue;
+		else
+			tw->norecord++;
+		gone(l);
+	}
+	trim_late(tw);
+}
+
+/* Lean: f's transaction seq waits for its record (the oldest gives way). */
+static void wait_record(struct trace_worker *tw, struct flow *f,
+			uint64_t seq, const struct ustamps *u)
+{
+	/* The oldest waiting (never matched: settled ones are gone). */
+	if (tw->nlate == TRACE_WAITING) {
+		gone(late_at(tw, 0));
+		tw->norecord++;
+		tw->late_head = (tw->late_head + 1) % TRACE_WAITING;
+		tw->nlate--;
+	}
+	*late_at(tw, tw->nlate++) = (struct trace_late){ f, seq, *u };
+	f->nlate++;
+}
+
+/*
+ * Lean records in the flows' slots: a flow past the slots the end has
+ * has no record; other flows' waiting transactions cost nothing here.
+ */
+static void take_slotted(struct trace_worker *tw, struct flow *f,
+			 uint64_t seq, const struct ustamps *u)
+{
+	struct ns_krecord rec;
+
+	if (!f->kr) {
+		tw->norecord++;
+		return;
+	}
+	if (f->nlate)
+		settle_flow(tw, f);
+	if (!take_slot(tw, f, seq, &rec))
+		merge_rec(tw, f, &rec, u);
+	else
+		wait_record(tw, f, seq, u);
 }
 
 void trace_worker_take_lean(struct trace_worker *tw, struct flow *f,
@@ -368,6 +438,10 @@ void trace_worker_take_lean(struct trace_worker *tw, struct flow *f,
 	uint64_t seq = f->tr_seq++;
 	struct ns_krecord rec;
 
+	if (tw->krec_mask) {
+		take_slotted(tw, f, seq, u);
+		return;
+	}
 	settle_late(tw);
 	if (!take_early(tw, f, seq, &rec)) {
 		merge_rec(tw, f, &rec, u);
@@ -377,13 +451,7 @@ void trace_worker_take_lean(struct trace_worker *tw, struct flow *f,
 		}
 		return;
 	}
-	/* The oldest waiting (never matched: settled ones are gone). */
-	if (tw->nlate == TRACE_WAITING) {
-		tw->norecord++;
-		tw->late_head = (tw->late_head + 1) % TRACE_WAITING;
-		tw->nlate--;
-	}
-	*late_at(tw, tw->nlate++) = (struct trace_late){ f, seq, *u };
+	wait_record(tw, f, seq, u);
 }
 
 void trace_worker_end(struct trace_worker *tw)

@@ -450,7 +450,7 @@ static void slot_put(struct ns_krec *kr, uint32_t mask, uint32_t m,
 static void t_lean_records_in_flow_slots(void **state)
 {
 	struct ns_krec kr[2];
-	struct flow f = { .id = 1, .kr = kr };
+	struct flow f = { .id = 1, .kr = kr }, nowhere = { .id = 2 };
 	struct trace_worker tw;
 	struct ns_krecord k;
 	struct ustamps u = { 0 };
@@ -496,8 +496,21 @@ static void t_lean_records_in_flow_slots(void **state)
 	assert_int_equal(tw.norecord, 1);
 	assert_int_equal(tw.nlate, 0);
 	assert_int_equal(tw.stage[1].max, 1005);
+	/*
+	 * Records that never come (BPF's programs returning at once): no
+	 * more wait than the flow's slots, and the wait is the flow's own.
+	 */
+	for (i = 0; i < 300; i++)
+		trace_worker_take_lean(&tw, &f, &u);
+	assert_int_equal(tw.nlate, 2);
+	assert_int_equal(f.nlate, 2);
+	assert_int_equal(tw.norecord, 1 + 298);
+	/* A flow past the end's slots has none. */
+	trace_worker_take_lean(&tw, &nowhere, &u);
+	assert_int_equal(tw.norecord, 1 + 298 + 1);
+	assert_int_equal(tw.nlate, 2);
 	trace_worker_end(&tw);
-	assert_int_equal(tw.complete + tw.norecord, f.tr_seq);
+	assert_int_equal(tw.complete + tw.norecord, f.tr_seq + nowhere.tr_seq);
 	trace_worker_free(&tw);
 }
 
