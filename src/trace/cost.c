@@ -41,15 +41,21 @@ static void *measure(void *arg)
 		return NULL;
 	}
 	tracer_counting(c->t, 1);
-	n0 = tracer_done(c->t);
+	/*
+	 * The transactions are counted inside the programs' window: this
+	 * thread, preempted between two reads (the workers busy on every
+	 * CPU), then adds runs of transactions not counted, never counts
+	 * transactions whose runs it missed.
+	 */
 	if (tracer_run_stats(c->t, &ns0, &runs0))
 		c->error = "the programs' run time cannot be read";
+	n0 = tracer_done(c->t);
 	__atomic_store_n(&c->timing, 1, __ATOMIC_RELAXED);
 	wait_until(c, now_ns() + c->window_ns);
 	__atomic_store_n(&c->timing, 0, __ATOMIC_RELAXED);
+	c->transactions = tracer_done(c->t) - n0;
 	if (!c->error && tracer_run_stats(c->t, &ns1, &runs1))
 		c->error = "the programs' run time cannot be read";
-	c->transactions = tracer_done(c->t) - n0;
 	tracer_counting(c->t, 0);
 	close(fd);
 	if (c->error)
