@@ -440,11 +440,7 @@ static __always_inline void sched_stamps(struct ns_krecord *r, __u32 worker)
 	__builtin_memcpy(r->held_comm, w->held_comm, sizeof(r->held_comm));
 }
 
-/*
- * Hand transaction m to its worker and free its slot. It ends in the
- * worker's own recv or send: a socket BPF made storage for learns its
- * worker here.
- */
+/* A record of that end that could not reach its worker. */
 static __always_inline void count_lost(__u32 end)
 {
 	__u64 *n = bpf_map_lookup_elem(&lost, &end);
@@ -476,6 +472,11 @@ static __always_inline void put_krec(const struct ns_sk *st, __u32 m,
 	__sync_lock_test_and_set(&r->seq, (__u64)m + 1);
 }
 
+/*
+ * Hand transaction m to its worker and free its slot. It ends in the
+ * worker's own recv or send: a socket BPF made storage for learns its
+ * worker here.
+ */
 static __always_inline void emit(struct ns_sk *st, __u32 m)
 {
 	__u32 worker = st->worker, end = st->side & 1;
