@@ -88,6 +88,9 @@ int trace_worker_init(struct trace_worker *tw, struct tracer *t, int id,
 	tw->max_slow = max_recs * TRACE_SLOWEST_PCT / 100;
 	for (i = 0; i < NS_MAX_STAGES; i++)
 		hist_reset(&tw->stage[i]);
+	/* Lean records in the flows' slots need no ring. */
+	if (tw->krec_mask)
+		return 0;
 	tw->rb = ring_buffer__new(tracer_ring_fd(t, id),
 				  NS_IS_OBS(side) ? on_kernel_record : on_record,
 				  tw, NULL);
@@ -477,7 +480,7 @@ static void done(struct trace_worker *tw, struct flow *f,
 		f->tr_seq++;
 		return;
 	}
-	if (!f->kr)
+	if (tw->rb)
 		ring_buffer__consume(tw->rb);
 	if (tw->lean)
 		trace_worker_take_lean(tw, f, u);

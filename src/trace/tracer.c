@@ -539,7 +539,8 @@ struct tracer *tracer_open(const struct tracer_cfg *cfg, char *why,
 		goto fail;
 	}
 	if (keep_stamping(t, why, len) || map_flows(t, cfg, why, len) ||
-	    (!cfg->hist_mode && make_rings(t, nrings, why, len)))
+	    (!cfg->hist_mode && !t->kslots &&
+	     make_rings(t, nrings, why, len)))
 		goto fail;
 	t->skel->bss->real_offset = real_offset();
 	t->skel->bss->data_port = cfg->data_port;

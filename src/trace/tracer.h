@@ -64,7 +64,10 @@ int tracer_register(struct tracer *t, int fd, int flow_id, int worker,
  * traced without registration (BPF makes their storage). 0, or -errno.
  */
 int tracer_register_thread(struct tracer *t, int worker);
-/* A worker's ring, read with ring_buffer__consume() in its own thread. */
+/*
+ * A worker's ring, read with ring_buffer__consume() in its own thread;
+ * -1 when records do not go by ring (hist, lean records in slots).
+ */
 int tracer_ring_fd(struct tracer *t, int worker);
 /* "hook:mechanism,..." for trace_hooks= ("none": the kernel lacks it) */
 const char *tracer_hooks(const struct tracer *t);
