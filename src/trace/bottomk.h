@@ -55,7 +55,8 @@ static inline int bottomk_wants(const struct bottomk *s, uint64_t p)
 
 /*
  * A slot for a record of priority p, one of the k lowest so far, or
- * NULL. Its prio is p; the caller fills the rest before the next take.
+ * NULL (k is the first take's). Its prio is p; the caller fills the
+ * rest before the next take.
  * A tie with the highest kept when the store is full is not taken: the
  * earlier stays.
  */

@@ -200,7 +200,7 @@ static uint32_t wcap(const struct tracer *t, const struct tracer_cfg *cfg)
 {
 	if (!t->lean)
 		return 0;
-	return cfg->flows ? cfg->flows : NS_WSTAMPS_UNKNOWN;
+	return cfg->flows ? cfg->flows : NS_FLOWS_UNKNOWN;
 }
 
 /*

@@ -38,7 +38,7 @@ struct tracer_cfg {
 };
 
 /* Lean: flows an end keeps stamps or record slots for when it cannot tell. */
-#define NS_WSTAMPS_UNKNOWN 65536
+#define NS_FLOWS_UNKNOWN 65536
 
 /*
  * Load and attach. On failure returns NULL with `why` saying in one
