@@ -78,6 +78,29 @@ static void t_each_side_is_a_chain_of_stages(void **state)
 	assert_string_equal(boundary_name(NS_B_TCP_RX), "TCP_RX");
 }
 
+/*
+ * BPF's account() takes a side's kernel stages as one run of
+ * NS_KSTAGES, at most NS_MAX_KSTAGES long: a side listed in two places
+ * would lose the second.
+ */
+static void t_kernel_stages_of_a_side_are_consecutive(void **state)
+{
+#define SIDE(s, name, f, t) NS_##s,
+	static const int sides[] = { NS_KSTAGES(SIDE) };
+#undef SIDE
+	int n = sizeof(sides) / sizeof(sides[0]), i, j, run;
+
+	for (i = 0; i < n; i = j) {
+		for (j = i; j < n && sides[j] == sides[i]; j++)
+			;
+		run = j - i;
+		assert_int_equal(run, kstage_count(sides[i]));
+		assert_in_range(run, 1, NS_MAX_KSTAGES);
+	}
+	assert_int_equal(kstage_count(NS_CLIENT), 5);
+	assert_int_equal(kstage_count(NS_SERVER), 6);
+}
+
 static void t_client_stages_are_exact(void **state)
 {
 	static const uint64_t want[8] = { 1000, 1000, 7000, 1000, 1000, 3000,
@@ -758,6 +781,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t_observed_server_stages),
 		cmocka_unit_test(t_each_side_is_a_chain_of_stages),
+		cmocka_unit_test(t_kernel_stages_of_a_side_are_consecutive),
 		cmocka_unit_test(t_client_stages_are_exact),
 		cmocka_unit_test(t_sched_splits_the_wakeup),
 		cmocka_unit_test(t_server_stages_are_exact),
