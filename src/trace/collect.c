@@ -488,19 +488,21 @@ static void done(struct trace_worker *tw, struct flow *f,
 		trace_worker_take(tw, f, u);
 }
 
-void trace_worker_done(struct trace_worker *tw, struct flow *f,
-		       const struct ustamps *u)
+int trace_worker_done(struct trace_worker *tw, struct flow *f,
+		      const struct ustamps *u)
 {
+	int sampled = trace_worker_sampled(tw, f);
 	uint64_t t0;
 
 	if (!tw->cost || !trace_cost_timing(tw->cost)) {
 		done(tw, f, u);
-		return;
+		return sampled;
 	}
 	t0 = now_ns();
 	done(tw, f, u);
 	tw->cost_ns += now_ns() - t0;
 	tw->cost_n++;
+	return sampled;
 }
 
 void trace_worker_drop(struct trace_worker *tw)

@@ -130,9 +130,11 @@ static inline int trace_worker_sampled(const struct trace_worker *tw,
 
 /*
  * The transaction on f just completed with these user stamps. One that
- * --trace-sample leaves out costs a counter.
+ * --trace-sample leaves out costs a counter. 1 if f's transaction was
+ * sampled: the tracer has just done its work for it (a client's next
+ * request starts after that, not at this clock read).
  */
-void trace_worker_done(struct trace_worker *tw, struct flow *f,
+int trace_worker_done(struct trace_worker *tw, struct flow *f,
 		       const struct ustamps *u);
 /*
  * The worker is done: the records still to come are read, and the

@@ -48,8 +48,11 @@ static void pause_delay(const struct worker *w)
 		nanosleep(&ts, NULL);
 }
 
-/* --trace: the transaction on f is complete at `done`. */
-static void traced(struct worker *w, struct flow *f, uint64_t done)
+/*
+ * --trace: the transaction on f is complete at `done`. 1 if the tracer
+ * worked on it (trace_worker_done()).
+ */
+static int traced(struct worker *w, struct flow *f, uint64_t done)
 {
 	struct ustamps u = {
 		/* tcp_crr: t_send is the connect, where its latency starts. */
@@ -63,7 +66,18 @@ static void traced(struct worker *w, struct flow *f, uint64_t done)
 	if (w->tw->lean)
 		u.recv_ret = w->rs->is_client ? done : f->t_recv;
 
-	trace_worker_done(w->tw, f, &u);
+	return trace_worker_done(w->tw, f, &u);
+}
+
+/*
+ * A client's next request starts at its last response's clock read,
+ * unless the tracer worked in between: merging and keeping a record is
+ * the tool's own work, which would land in the next request's latency
+ * and in its first stage.
+ */
+static uint64_t next_start(struct worker *w, struct flow *f, uint64_t now)
+{
+	return w->tw && traced(w, f, now) ? now_ns() : now;
 }
 
 /*
@@ -212,10 +226,9 @@ static void message_received(struct worker *w, struct flow *f)
 		f->transactions++;
 		if (!answers(w, f, f->seq_out))
 			f->mismatched++;
-		if (w->tw)
-			traced(w, f, now);
 		if (f->ws)
 			wstamp(w, f, 1, now);
+		now = next_start(w, f, now);
 		if (w->rs->wl->client_done) {
 			w->rs->wl->client_done(w, f, now);
 			return;
@@ -650,9 +663,10 @@ void rr_run_blocking(struct worker *w, struct flow *f)
 			if (f->ws)
 				wstamp(w, f, 1, now);
 		}
-		if (w->tw)
+		if (client)
+			t0 = next_start(w, f, now);
+		else if (w->tw)
 			traced(w, f, now);
-		t0 = now;
 		f->transactions++;
 		worker_maybe_snapshot(w, now);
 	}

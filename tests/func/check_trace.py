@@ -3,6 +3,7 @@
 docs/stages.md and against each other.
 
 usage: check_trace.py CLIENT_CSV [SERVER_CSV] [--results KEYVALUE_FILE]
+                      [--apart]
 
 For every record of a side: its boundaries follow the side's stage chain
 in time order (a record merged from the wrong kernel events shows up
@@ -17,7 +18,10 @@ average to the latency_mean_us (open loop: latency_uncorrected_mean_us)
 the worker reported from its own
 histogram, when every transaction was traced: the stages add up to the
 latency the worker measured, checked against a figure the records did
-not make.
+not make. With --apart (a closed loop, every transaction traced), a
+client's request starts after the tracer's work for the one before it:
+its APP_SEND comes after the previous one's APP_DONE, where one clock
+read would give both (rr.c, next_start()).
 """
 import csv
 import sys
@@ -128,9 +132,29 @@ def check_pair(client, server, crr):
     return both
 
 
+def check_apart(rows):
+    """The client's consecutive transactions of a flow, strictly apart."""
+    done = {(r["flow_id"], int(r["seq"])): int(r["APP_DONE"]) for r in rows}
+    pairs = 0
+    for r in rows:
+        prev = done.get((r["flow_id"], int(r["seq"]) - 1))
+        if prev is None:
+            continue
+        pairs += 1
+        if int(r["APP_SEND"]) <= prev:
+            fail(f"flow {r['flow_id']} seq {r['seq']}: APP_SEND at the "
+                 "previous APP_DONE: the tracer's work is in its latency")
+    if pairs < len(rows) // 2:
+        fail(f"only {pairs} of {len(rows)} client records follow their flow's previous one")
+    print(f"check_trace: {pairs} client requests start after the tracer's work")
+
+
 def main():
     args = sys.argv[1:]
     results = None
+    apart = "--apart" in args
+    if apart:
+        args.remove("--apart")
     if "--results" in args:
         i = args.index("--results")
         results = dict(l.rstrip("\n").split("=", 1) for l in open(args[i + 1]))
@@ -139,6 +163,8 @@ def main():
     crr = any("handshake" in rows[0] for rows in sides.values())
     if "client" in sides and "server" in sides:
         print(f"check_trace: {check_pair(sides['client'], sides['server'], crr)} transactions on both sides")
+    if apart:
+        check_apart(sides["client"])
     if results and "client" in sides:
         rows = sides["client"]
         traced = int(results["client.trace_transactions"])

@@ -263,7 +263,7 @@ t_trace_single_flow_matches_worker_latency() {
 	ns tcp_rr --local -l 2 -q --trace --trace-records=tr.csv \
 		--trace-max-records=1000000 > out 2> err
 	check_trace_counts out client
-	$CHECK_TRACE tr.csv tr.server.csv --results out
+	$CHECK_TRACE tr.csv tr.server.csv --results out --apart
 }
 
 t_trace_split_messages_and_blocking_io() {
@@ -278,7 +278,7 @@ t_trace_split_messages_and_blocking_io() {
 		ns tcp_rr --local -l 1 -q --trace --io-mode=$m \
 			--trace-records=tr.csv > out 2> err
 		check_trace_counts out client
-		$CHECK_TRACE tr.csv tr.server.csv
+		$CHECK_TRACE tr.csv tr.server.csv --apart
 		# No epoll: the wake-up (or the spin) is part of recv_call.
 		expect_eq "$(key out client.stage_wakeup_max_us)" 0.000 \
 			"$m: wakeup stage"
@@ -754,7 +754,7 @@ t_trace_udp_rr_both_sides() {
 	grep -q '^client.trace_hooks=sk_data_ready:tp_btf,sock_recv_length:tp_btf,dev_hard_start_xmit:\(fentry\|tp_btf\),sock_send_length:tp_btf$' out
 	grep -q '^client.stage_udp_rx_p99_us=' out
 	! grep -q '^client.stage_tcp_tx' out
-	$CHECK_TRACE tr.csv tr.server.csv --results out
+	$CHECK_TRACE tr.csv tr.server.csv --results out --apart
 }
 
 t_trace_udp_rr_flows_sharing_a_server_socket() {
