@@ -38,6 +38,16 @@ static int on_record(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+/* The flow's interval sums, for the stage columns of samples.csv. */
+static void add_stage_sums(struct flow *f, const struct merged *m, int n)
+{
+	int i;
+
+	f->st_count++;
+	for (i = 0; i < n; i++)
+		f->st_sum[i] += m->stage[i];
+}
+
 /*
  * observe: no worker stamps to wait for; each record is a whole
  * transaction, merged as it is read.
@@ -50,7 +60,6 @@ static int on_kernel_record(void *ctx, void *data, size_t size)
 	struct ns_krecord rec;
 	enum merge_result r;
 	struct merged m;
-	int i;
 
 	if (size < sizeof(rec))
 		return 0;
@@ -64,9 +73,7 @@ static int on_kernel_record(void *ctx, void *data, size_t size)
 	if (r != MERGE_OK)
 		return 0;
 	hist_add(f->lat, m.total);
-	f->st_count++;
-	for (i = 0; i < stage_count(tw->side); i++)
-		f->st_sum[i] += m.stage[i];
+	add_stage_sums(f, &m, stage_count(tw->side));
 	return 0;
 }
 
@@ -245,20 +252,14 @@ static void merge_rec(struct trace_worker *tw, struct flow *f,
 		      const struct ns_krecord *rec, const struct ustamps *u)
 {
 	enum merge_result r;
-	struct ustamps us = *u;
 	struct merged m;
-	int i;
 
-	r = merge_transaction(tw->side, rec, &us, &m);
+	r = merge_transaction(tw->side, rec, u, &m);
 	/* tcp_crr: BPF knows each connection's client port; f does not. */
 	trace_worker_account(tw, r, &m, f->id, rec->seq,
 			     rec->port ? rec->port : f->port);
-	if (r != MERGE_OK)
-		return;
-	/* The flow's interval sums, for the stage columns of samples.csv. */
-	f->st_count++;
-	for (i = 0; i < stage_count(tw->side); i++)
-		f->st_sum[i] += m.stage[i];
+	if (r == MERGE_OK)
+		add_stage_sums(f, &m, stage_count(tw->side));
 }
 
 static const uint8_t kb[NS_K_COUNT] = NS_K_TO_B;
