@@ -135,7 +135,7 @@ static inline int trace_worker_sampled(const struct trace_worker *tw,
  * request starts after that, not at this clock read).
  */
 int trace_worker_done(struct trace_worker *tw, struct flow *f,
-		       const struct ustamps *u);
+		      const struct ustamps *u);
 /*
  * The worker is done: the records still to come are read, and the
  * transactions that never got theirs are counted as such.
