@@ -11,6 +11,7 @@
 #include "auth.h"
 #include "common.h"
 #include "cpu.h"
+#include "net.h"
 #include "options.h"
 #include "outfile.h"
 #include "privs.h"
@@ -190,7 +191,8 @@ int main(int argc, char **argv)
 	if (options_validate(&o, err, sizeof(err)) ||
 	    raw_spec(&o, err, sizeof(err)) ||
 	    auth_spec(&o, err, sizeof(err)) ||
-	    report_check_keys(&o, wl, err, sizeof(err))) {
+	    report_check_keys(&o, wl, err, sizeof(err)) ||
+	    net_check_congestion(&o, err, sizeof(err))) {
 		log_err("%s", err);
 		free_options(&o);
 		return EXIT_USAGE;

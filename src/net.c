@@ -5,6 +5,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -175,6 +176,55 @@ int net_connect(const struct options *o, int socktype, const struct addr *a,
 	return fd;
 }
 
+/* The algorithm the first TCP data connection had, read back from it. */
+static char cc_seen[16];
+static atomic_int cc_taken;
+
+static void note_congestion(int fd)
+{
+	socklen_t n = sizeof(cc_seen) - 1;
+
+	if (atomic_exchange(&cc_taken, 1))
+		return;
+	if (getsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, cc_seen, &n))
+		cc_seen[0] = '\0';
+}
+
+const char *net_congestion(void)
+{
+	return cc_seen[0] ? cc_seen : NULL;
+}
+
+/* --congestion refused: the kernel's errors, said in its terms. */
+static int congestion_fail(const char *name, char *err, size_t len)
+{
+	const char *why = errno == ENOENT ? "no such algorithm in this kernel"
+			  : errno == EPERM ? "not in net.ipv4.tcp_allowed_congestion_control for an unprivileged user"
+			  : strerror(errno);
+
+	snprintf(err, len, "option --congestion: '%s': %s", name, why);
+	return -1;
+}
+
+int net_check_congestion(const struct options *o, char *err, size_t len)
+{
+	int fd, rc = 0;
+
+	if (!o->congestion || !(o->workload & (W_TCP_RR | W_TCP_CRR |
+					       W_TCP_STREAM)))
+		return 0;
+	fd = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return sys_fail(-1, err, len, "socket");
+	if (setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, o->congestion,
+		       strlen(o->congestion)))
+		rc = congestion_fail(o->congestion, err, len);
+	close(fd);
+	return rc;
+}
+
 int net_data_sockopts(const struct options *o, int fd, int socktype,
 		      char *err, size_t len)
 {
@@ -190,6 +240,12 @@ int net_data_sockopts(const struct options *o, int fd, int socktype,
 	    set_int(fd, IPPROTO_TCP, TCP_RTO_MIN_US, o->min_rto * 1000))
 		return sys_fail(-1, err, len,
 				"setsockopt(TCP_RTO_MIN_US) for --min-rto");
+	if (socktype == SOCK_STREAM && o->congestion &&
+	    setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, o->congestion,
+		       strlen(o->congestion)))
+		return congestion_fail(o->congestion, err, len);
+	if (socktype == SOCK_STREAM)
+		note_congestion(fd);
 	if (o->debug && set_int(fd, SOL_SOCKET, SO_DEBUG, 1))
 		return sys_fail(-1, err, len, "setsockopt(SO_DEBUG)");
 	if (o->busy_poll)

@@ -51,6 +51,19 @@ int net_connect(const struct options *o, int socktype, const struct addr *a,
 /* Address number i (modulo the count) of the --local-host list, in buf. */
 const char *net_local_host(const char *list, int i, char *buf, size_t len);
 
+/*
+ * Can this process give its TCP connections --congestion's algorithm?
+ * Asked of a socket of its own before the run, so that a name the
+ * kernel lacks, or refuses this user, is a usage error and not a run
+ * that fails at its first connection. 0 if so (or no --congestion).
+ */
+int net_check_congestion(const struct options *o, char *err, size_t len);
+/*
+ * The congestion control this process's first TCP data connection had
+ * (read back from the socket, whether --congestion chose it or the
+ * system did), or NULL before any.
+ */
+const char *net_congestion(void);
 /* Options every data socket gets: TCP_NODELAY (rr), pacing, RTO, SO_DEBUG. */
 int net_data_sockopts(const struct options *o, int fd, int socktype,
 		      char *err, size_t len);

@@ -127,6 +127,9 @@ static const struct opt_def defs[] = {
 	{ "min_rto", 0, T_INT, O(min_rto), W_TCP_RR | W_TCP_CRR | W_TCP_STREAM,
 	  "0", 0,
 	  120000, "minimum TCP retransmission timeout in ms (0: default)" },
+	{ "congestion", 0, T_STR, O(congestion),
+	  W_TCP_RR | W_TCP_CRR | W_TCP_STREAM, NULL, 0, 0,
+	  "TCP congestion control of the data connections, e.g. cubic (default: the system's)" },
 	{ "listen_backlog", 0, T_INT, O(listen_backlog), W_ALL, "4096", 1,
 	  65535, "backlog of listen() (the kernel caps it at net.core.somaxconn)" },
 	{ "reuseaddr", 'R', T_BOOL, O(reuseaddr), W_STREAM, NULL, 0, 0,
@@ -659,6 +662,11 @@ int options_validate(struct options *o, char *err, size_t len)
 		o->output_format = xstrdup(isatty(STDOUT_FILENO) &&
 					   !o->output ? "human" : "kv");
 	}
+	/* TCP_CA_NAME_MAX is 16, with its terminating zero. */
+	if (o->congestion && strlen(o->congestion) > 15)
+		return fail(err, len, NULL,
+			    "option --congestion: '%s' is longer than the kernel's 15 characters",
+			    o->congestion);
 	if (o->ipv4 && o->ipv6)
 		return fail(err, len, NULL,
 			    "options --ipv4 and --ipv6 exclude each other");

@@ -85,6 +85,7 @@ struct options {
 	/* TCP */
 	uint64_t max_pacing_rate;
 	int min_rto;		/* ms */
+	char *congestion;	/* TCP_CONGESTION of the data connections */
 	int listen_backlog;
 	int reuseaddr;
 	int reuseport;

@@ -320,6 +320,27 @@ t_busy_poll_sets_sockets_and_epoll_sets() {
 		tcp_rr --busy-poll=1000001
 }
 
+t_congestion_control_is_set_and_read_back() {
+	local sys want side
+
+	sys=$(sysctl -n net.ipv4.tcp_congestion_control)
+	# One the system would not give: reno is always built in.
+	want=reno
+	[ "$sys" != reno ] || want=cubic
+	ns tcp_stream --local -l 1 -q --congestion "$want" > out 2> err
+	for side in client server; do
+		expect_eq "$(key out $side.tcp_congestion)" "$want" "$side"
+	done
+	ns tcp_crr --local -l 1 -q > out 2> err
+	expect_eq "$(key out client.tcp_congestion)" "$sys" "the system's"
+	expect_usage_error "option --congestion: 'nosuch': no such algorithm in this kernel" \
+		tcp_stream --local --congestion nosuch
+	expect_usage_error "'abcdefghijklmnop' is longer than the kernel's 15 characters" \
+		tcp_rr --congestion abcdefghijklmnop
+	expect_usage_error "unknown option '--congestion'" \
+		udp_rr --congestion reno
+}
+
 t_separate_server_and_client_with_other_threads() {
 	start_server tcp_rr -T 1
 	ns tcp_rr -c -H 127.0.0.1 -C "$CPORT" -l 1 -q -F 6 -T 3 > cli.out
