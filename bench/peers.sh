@@ -3,12 +3,16 @@
 # every ratio compares figures taken side by side in one invocation.
 #
 #   bench/peers.sh [-r REPS] [-l SECONDS] [-u UNPINNED_REPS]
-#                  [-n NETPERF_BIN_DIR] [-s SECTIONS]
+#                  [-n NETPERF_BIN_DIR] [-s SECTIONS] [-c CONGESTION]
 #
 # SECTIONS, comma-separated (default all): rr (tcp_rr pinned and
 # unpinned), busy (unpinned tcp_rr of the modes that never sleep, with
 # the CPU each transaction costs), stream (tcp_stream at 16 KiB and
 # 128 KiB writes, pinned and unpinned).
+#
+# -c CONGESTION: every tool's stream connections use that TCP congestion
+# control (netstage --congestion, iperf3 -C, netperf -K) instead of the
+# system's; loopback bulk moves by 2x between BBR and cubic here.
 #
 # Pinned (server and client on CPU 0 with taskset) is the headline:
 # loopback figures on 2-core machines are bimodal otherwise. Unpinned
@@ -25,13 +29,15 @@ UREPS=6
 LEN=3
 NETPERF=
 SECTIONS=rr,busy,stream
-while getopts "r:l:u:n:s:" opt; do
+CC=
+while getopts "r:l:u:n:s:c:" opt; do
 	case $opt in
 	r) REPS=$OPTARG ;;
 	l) LEN=$OPTARG ;;
 	u) UREPS=$OPTARG ;;
 	n) NETPERF=$OPTARG ;;
 	s) SECTIONS=$OPTARG ;;
+	c) CC=$OPTARG ;;
 	*) exit 2 ;;
 	esac
 done
@@ -254,17 +260,24 @@ fi
 # Same bytes per send() on both sides: 16 KiB is netstage's (and
 # neper's) default, 128 KiB iperf3's (and netperf's here: -m).
 if section stream; then
-	echo "== tcp_stream, 1 flow (Mbps)"
+	NS_CC=() IP_CC=() NP_CC=()
+	[ -z "$CC" ] || NS_CC=(--congestion "$CC") IP_CC=(-C "$CC") \
+		NP_CC=(-K "$CC")
+	cc=$CC
+	[ -n "$cc" ] ||
+		cc="$(sysctl -n net.ipv4.tcp_congestion_control), the system default"
+	echo "== tcp_stream, 1 flow (Mbps), congestion control: $cc"
 	for i in $(seq "$REPS"); do
 		for pin in "$PIN" ""; do
 			mode=$([ -n "$pin" ] && echo pinned || echo unpinned)
-			ns_stream $mode.netstage_stream_16k "$pin"
-			iperf3_stream $mode.iperf3_16k "$pin" -l 16K
-			ns_stream $mode.netstage_stream_128k "$pin" -B 131072
-			iperf3_stream $mode.iperf3_128k "$pin"
+			ns_stream $mode.netstage_stream_16k "$pin" "${NS_CC[@]}"
+			iperf3_stream $mode.iperf3_16k "$pin" -l 16K "${IP_CC[@]}"
+			ns_stream $mode.netstage_stream_128k "$pin" -B 131072 \
+				"${NS_CC[@]}"
+			iperf3_stream $mode.iperf3_128k "$pin" "${IP_CC[@]}"
 			[ -z "$NETPERF" ] ||
 				netperf_run $mode.netperf_128k "$pin" \
-					TCP_STREAM -m 131072
+					TCP_STREAM -m 131072 "${NP_CC[@]}"
 		done
 	done
 fi
