@@ -64,7 +64,10 @@ int net_check_congestion(const struct options *o, char *err, size_t len);
  * system did), or NULL before any.
  */
 const char *net_congestion(void);
-/* Options every data socket gets: TCP_NODELAY (rr), pacing, RTO, SO_DEBUG. */
+/*
+ * Options every data socket gets: TCP_NODELAY (rr), pacing, RTO,
+ * --congestion, SO_DEBUG.
+ */
 int net_data_sockopts(const struct options *o, int fd, int socktype,
 		      char *err, size_t len);
 
