@@ -474,10 +474,10 @@ void trace_worker_end(struct trace_worker *tw)
 }
 
 static void done(struct trace_worker *tw, struct flow *f,
-		 const struct ustamps *u)
+		 const struct ustamps *u, int sampled)
 {
 	/* BPF numbers a flow's transactions as f->tr_seq does. */
-	if (!trace_worker_sampled(tw, f)) {
+	if (!sampled) {
 		f->tr_seq++;
 		return;
 	}
@@ -496,11 +496,11 @@ int trace_worker_done(struct trace_worker *tw, struct flow *f,
 	uint64_t t0;
 
 	if (!tw->cost || !trace_cost_timing(tw->cost)) {
-		done(tw, f, u);
+		done(tw, f, u, sampled);
 		return sampled;
 	}
 	t0 = now_ns();
-	done(tw, f, u);
+	done(tw, f, u, sampled);
 	tw->cost_ns += now_ns() - t0;
 	tw->cost_n++;
 	return sampled;
