@@ -9,27 +9,12 @@
 #include "collect.h"
 #include "tracer.h"
 
-void trace_worker_wait(struct trace_worker *tw, const struct ns_krecord *rec)
-{
-	tw->fresh = 1;
-	/* Full: records no transaction claimed; any one gives way. */
-	if (tw->nearly == TRACE_WAITING)
-		tw->early[0] = *rec;
-	else
-		tw->early[tw->nearly++] = *rec;
-}
-
 static int on_record(void *ctx, void *data, size_t size)
 {
 	struct trace_worker *tw = ctx;
 
 	if (size < sizeof(tw->rec))
 		return 0;
-	/* Ring records are 8-byte aligned: no copy on the way in. */
-	if (tw->lean) {
-		trace_worker_wait(tw, data);
-		return 0;
-	}
 	/* More than one record per transaction: the earlier is lost. */
 	if (tw->have)
 		tw->norecord++;
@@ -87,10 +72,8 @@ int trace_worker_init(struct trace_worker *tw, struct tracer *t, int id,
 	tw->id = id;
 	tw->lean = tracer_lean(t);
 	tw->krec_mask = tracer_krec_mask(t);
-	if (tw->lean) {
-		tw->early = xcalloc(TRACE_WAITING, sizeof(*tw->early));
+	if (tw->lean)
 		tw->late = xcalloc(TRACE_WAITING, sizeof(*tw->late));
-	}
 	tw->max_recs = max_recs;
 	tw->max_slow = max_recs * TRACE_SLOWEST_PCT / 100;
 	for (i = 0; i < NS_MAX_STAGES; i++)
@@ -290,25 +273,6 @@ static int take_slot(const struct trace_worker *tw, const struct flow *f,
 	return 0;
 }
 
-/* Lean: the waiting record of flow f's transaction seq, taken; or -1. */
-static int take_early(struct trace_worker *tw, const struct flow *f,
-		      uint64_t seq, struct ns_krecord *rec)
-{
-	int i;
-
-	if (f->kr)
-		return take_slot(tw, f, seq, rec);
-	for (i = 0; i < tw->nearly; i++) {
-		if (tw->early[i].flow_id != (uint32_t)f->id ||
-		    tw->early[i].seq != (uint32_t)seq)
-			continue;
-		*rec = tw->early[i];
-		tw->early[i] = tw->early[--tw->nearly];
-		return 0;
-	}
-	return -1;
-}
-
 /* Lean: the i-th oldest transaction waiting for its record. */
 static struct trace_late *late_at(struct trace_worker *tw, int i)
 {
@@ -333,69 +297,37 @@ static void trim_late(struct trace_worker *tw)
 }
 
 /*
- * Lean: f's transaction seq got its record. BPF emits a socket's records
- * in message order, so an earlier one of f still waiting never gets
- * its own: counted as without, it stops costing every later match.
+ * Lean: waiting transaction l takes its record if it is there. If not,
+ * it never will once older than its flow's slots reach (a later
+ * message has the slot), or when the run is over (final).
  */
-static void matched(struct trace_worker *tw, const struct flow *f,
-		    uint64_t seq)
-{
-	struct trace_late *l;
-	int i;
-
-	for (i = 0; i < tw->nlate; i++) {
-		l = late_at(tw, i);
-		if (l->f == f && l->seq < seq) {
-			gone(l);
-			tw->norecord++;
-		}
-	}
-}
-
-/* Lean: transactions that waited get the records that came since. */
-static void settle_late(struct trace_worker *tw)
+static void settle(struct trace_worker *tw, struct trace_late *l, int final)
 {
 	struct ns_krecord rec;
-	struct trace_late *l;
-	int i;
 
-	if (!tw->fresh)
-		return;
-	tw->fresh = 0;
-	for (i = 0; i < tw->nlate; i++) {
-		l = late_at(tw, i);
-		if (!l->f || take_early(tw, l->f, l->seq, &rec))
-			continue;
+	if (!take_slot(tw, l->f, l->seq, &rec))
 		merge_rec(tw, l->f, &rec, &l->u);
-		matched(tw, l->f, l->seq);
-		gone(l);
-	}
-	trim_late(tw);
+	else if (!final && l->f->tr_seq - l->seq <= tw->krec_mask + 1)
+		return;
+	else
+		tw->norecord++;
+	gone(l);
 }
 
 /*
- * Lean records in the flows' slots: f's waiting transactions, looked
- * for at each of its own (BPF writes a record before the flow's next
- * transaction is done, as a rule); one older than f's slots reach
- * never gets its record.
+ * Lean: f's waiting transactions, looked for at each of its own (BPF
+ * writes a record before the flow's next transaction is done, as a
+ * rule); other flows' cost nothing here.
  */
 static void settle_flow(struct trace_worker *tw, struct flow *f)
 {
-	struct ns_krecord rec;
 	struct trace_late *l;
 	int i;
 
 	for (i = 0; i < tw->nlate && f->nlate; i++) {
 		l = late_at(tw, i);
-		if (l->f != f)
-			continue;
-		if (!take_slot(tw, f, l->seq, &rec))
-			merge_rec(tw, f, &rec, &l->u);
-		else if (f->tr_seq - l->seq <= tw->krec_mask + 1)
-			continue;
-		else
-			tw->norecord++;
-		gone(l);
+		if (l->f == f)
+			settle(tw, l, 0);
 	}
 	trim_late(tw);
 }
@@ -404,7 +336,7 @@ static void settle_flow(struct trace_worker *tw, struct flow *f)
 static void wait_record(struct trace_worker *tw, struct flow *f,
 			uint64_t seq, const struct ustamps *u)
 {
-	/* The oldest waiting (never matched: settled ones are gone). */
+	/* The oldest waiting (settled ones are gone). */
 	if (tw->nlate == TRACE_WAITING) {
 		gone(late_at(tw, 0));
 		tw->norecord++;
@@ -416,12 +348,13 @@ static void wait_record(struct trace_worker *tw, struct flow *f,
 }
 
 /*
- * Lean records in the flows' slots: a flow past the slots the end has
- * has no record; other flows' waiting transactions cost nothing here.
+ * Lean: the record of f's transaction from its slot, now or at one of
+ * f's next transactions. A flow past the slots the end has has none.
  */
-static void take_slotted(struct trace_worker *tw, struct flow *f,
-			 uint64_t seq, const struct ustamps *u)
+void trace_worker_take_lean(struct trace_worker *tw, struct flow *f,
+			    const struct ustamps *u)
 {
+	uint64_t seq = f->tr_seq++;
 	struct ns_krecord rec;
 
 	if (!f->kr) {
@@ -436,40 +369,18 @@ static void take_slotted(struct trace_worker *tw, struct flow *f,
 		wait_record(tw, f, seq, u);
 }
 
-void trace_worker_take_lean(struct trace_worker *tw, struct flow *f,
-			    const struct ustamps *u)
-{
-	uint64_t seq = f->tr_seq++;
-	struct ns_krecord rec;
-
-	if (tw->krec_mask) {
-		take_slotted(tw, f, seq, u);
-		return;
-	}
-	settle_late(tw);
-	if (!take_early(tw, f, seq, &rec)) {
-		merge_rec(tw, f, &rec, u);
-		if (tw->nlate) {
-			matched(tw, f, seq);
-			trim_late(tw);
-		}
-		return;
-	}
-	wait_record(tw, f, seq, u);
-}
-
 void trace_worker_end(struct trace_worker *tw)
 {
+	struct trace_late *l;
 	int i;
 
 	if (!tw->lean)
 		return;
-	if (tw->rb)
-		ring_buffer__consume(tw->rb);
-	tw->fresh = 1;
-	settle_late(tw);
-	for (i = 0; i < tw->nlate; i++)
-		tw->norecord += late_at(tw, i)->f != NULL;
+	for (i = 0; i < tw->nlate; i++) {
+		l = late_at(tw, i);
+		if (l->f)
+			settle(tw, l, 1);
+	}
 	tw->nlate = 0;
 }
 
@@ -653,9 +564,7 @@ uint64_t trace_keep(struct trace_worker **tw, int n, long max)
 void trace_worker_free(struct trace_worker *tw)
 {
 	ring_buffer__free(tw->rb);
-	free(tw->early);
 	free(tw->late);
-	tw->early = NULL;
 	tw->late = NULL;
 	bottomk_free(&tw->keep);
 	free(tw->recs);

@@ -45,7 +45,7 @@ struct trace_late {
 	uint64_t seq;
 	struct ustamps u;
 };
-/* Records, and transactions, that wait at most. */
+/* Transactions that wait for their record at most, a worker. */
 #define TRACE_WAITING 256
 
 /* A kept record's place, in a heap by key (the largest first). */
@@ -64,22 +64,16 @@ struct trace_worker {
 	struct ns_krecord rec;	/* the record read last */
 	int have;
 	/*
-	 * Lean records (tracer_lean()) come at the last kernel boundary,
-	 * which may be before the worker is done with the transaction
-	 * (several flows, --burst) or after (a response held back): those
-	 * read early wait in `early`, transactions done before their record
-	 * came in `late`, each matched by flow and sequence number.
+	 * Lean tcp_rr records (tracer_lean()) come in each flow's slots
+	 * (flow.kr), not by ring: message m's in slot m & krec_mask. BPF
+	 * writes one at the last kernel boundary, which may be before the
+	 * worker is done with the transaction (several flows, --burst) or
+	 * after (a response held back): transactions done before their
+	 * record wait in `late`.
 	 */
 	int lean;
-	struct ns_krecord *early;	/* in no order */
-	int nearly;
-	int fresh;			/* records came since the last match */
-	/*
-	 * Lean tcp_rr records come in each flow's slots (flow.kr) rather
-	 * than by ring: message m's in slot m & krec_mask (0: by ring).
-	 */
 	uint32_t krec_mask;
-	struct trace_late *late;	/* a ring, oldest first; f NULL: matched */
+	struct trace_late *late;	/* a ring, oldest first; f NULL: settled */
 	int late_head, nlate;
 	uint64_t complete;
 	uint64_t missing;	/* a kernel boundary was not seen */
@@ -137,8 +131,8 @@ static inline int trace_worker_sampled(const struct trace_worker *tw,
 int trace_worker_done(struct trace_worker *tw, struct flow *f,
 		      const struct ustamps *u);
 /*
- * The worker is done: the records still to come are read, and the
- * transactions that never got theirs are counted as such.
+ * The worker is done: transactions still waiting take their records
+ * if they are there, and count as without one if not.
  */
 void trace_worker_end(struct trace_worker *tw);
 void trace_worker_free(struct trace_worker *tw);
@@ -172,19 +166,15 @@ void trace_worker_drop(struct trace_worker *tw);
 void trace_worker_take(struct trace_worker *tw, struct flow *f,
 		       const struct ustamps *u);
 /*
- * Lean records: a record read (when TRACE_WAITING wait unclaimed, one
- * of them gives way), and the transaction on f just completed. BPF
- * numbers a flow's messages from its registration, as f->tr_seq does:
- * the record of that number is this transaction's, whenever it comes.
- * A transaction whose record has not come yet waits for it, until a
- * later one of its flow gets its own (a socket's records come in
- * order) or, when TRACE_WAITING wait, as the oldest: then it counts as
- * without a record. Each costs O(1) but for a search of the records
- * waiting, and of the transactions waiting when there are any.
- * trace_worker_done reads the ring and calls them; the unit tests call
- * them directly.
+ * Lean records: the transaction on f just completed. BPF numbers a
+ * flow's messages from its registration, as f->tr_seq does: the record
+ * in slot f->tr_seq & krec_mask with that number is this transaction's,
+ * whenever it comes. One whose record is not there yet waits, looked
+ * for again at f's next transactions, until it is older than f's slots
+ * reach or, when TRACE_WAITING wait, as the oldest: then it counts as
+ * without a record. trace_worker_done calls it; the unit tests call it
+ * directly.
  */
-void trace_worker_wait(struct trace_worker *tw, const struct ns_krecord *rec);
 void trace_worker_take_lean(struct trace_worker *tw, struct flow *f,
 			    const struct ustamps *u);
 /*

@@ -345,93 +345,6 @@ static void lean_rec(struct ns_krecord *k, struct ustamps *u, uint32_t flow,
 	k->seq = seq;
 }
 
-/* The lean record of flow, seq is read from the ring. */
-static void lean_arrives(struct trace_worker *tw, uint32_t flow, uint32_t seq)
-{
-	struct ns_krecord k;
-	struct ustamps u = { 0 };
-
-	lean_rec(&k, &u, flow, seq);
-	trace_worker_wait(tw, &k);
-}
-
-/*
- * Lean records come at the last kernel boundary: before their worker is
- * done (other flows' and later requests'), or after. Each transaction
- * gets the record of its own flow and number, whenever it comes; one
- * that never comes is counted at the end.
- */
-static void t_lean_records_wait_for_their_transaction(void **state)
-{
-	struct trace_worker tw;
-	struct flow f1 = { .id = 1 }, f2 = { .id = 2 };
-	struct ns_krecord k;
-	struct ustamps u = { 0 };
-	int i;
-
-	memset(&tw, 0, sizeof(tw));
-	tw.side = NS_CLIENT;
-	tw.lean = 1;
-	tw.early = calloc(TRACE_WAITING, sizeof(*tw.early));
-	tw.late = calloc(TRACE_WAITING, sizeof(*tw.late));
-	for (i = 0; i < NS_MAX_STAGES; i++)
-		hist_reset(&tw.stage[i]);
-	/* Read ahead, out of order: f2's first, f1's second and first. */
-	lean_arrives(&tw, 2, 0);
-	lean_rec(&k, &u, 1, 1);
-	k.t[NS_B_DEV_XMIT] = 3001;	/* tells f1's two apart */
-	trace_worker_wait(&tw, &k);
-	lean_arrives(&tw, 1, 0);
-	trace_worker_take_lean(&tw, &f1, &u);
-	trace_worker_take_lean(&tw, &f1, &u);
-	trace_worker_take_lean(&tw, &f2, &u);
-	assert_int_equal(tw.complete, 3);
-	assert_int_equal(tw.nearly, 0);
-	/* tcp_tx of f1's second: 1001 ns, the record of its number. */
-	assert_int_equal(tw.stage[1].max, 1001);
-	assert_int_equal(tw.stage[1].min, 1000);
-	/* to_app: RECV_RET is the worker's stamp, APP_DONE 1 us later. */
-	assert_int_equal(tw.stage[7].min, 1000);
-	/* f1's third is done before its record comes: it waits. */
-	trace_worker_take_lean(&tw, &f1, &u);
-	assert_int_equal(tw.complete, 3);
-	assert_int_equal(tw.nlate, 1);
-	lean_arrives(&tw, 1, 2);
-	/* f2's second comes never; f1's third is settled meanwhile. */
-	trace_worker_take_lean(&tw, &f2, &u);
-	assert_int_equal(tw.complete, 4);
-	assert_int_equal(tw.nlate, 1);
-	assert_int_equal(f1.tr_seq, 3);
-	assert_int_equal(f2.tr_seq, 2);
-	/*
-	 * f2's third gets its record: a socket's records come in order,
-	 * so its second never will, and stops waiting.
-	 */
-	lean_arrives(&tw, 2, 2);
-	trace_worker_take_lean(&tw, &f2, &u);
-	assert_int_equal(tw.complete, 5);
-	assert_int_equal(tw.norecord, 1);
-	assert_int_equal(tw.nlate, 0);
-	trace_worker_end(&tw);
-	assert_int_equal(tw.norecord, 1);
-	/* Records that never come: the oldest waiting gives way. */
-	for (i = 0; i < TRACE_WAITING + 10; i++)
-		trace_worker_take_lean(&tw, &f1, &u);
-	assert_int_equal(tw.nlate, TRACE_WAITING);
-	assert_int_equal(tw.norecord, 1 + 10);
-	/* 3 to 12 gave way: 13 and 14 are the oldest, and their records come. */
-	lean_arrives(&tw, 1, 13);
-	lean_arrives(&tw, 1, 14);
-	trace_worker_take_lean(&tw, &f2, &u);
-	assert_int_equal(tw.complete, 7);
-	assert_int_equal(tw.nlate, TRACE_WAITING - 2 + 1);
-	trace_worker_end(&tw);
-	assert_int_equal(tw.norecord, 1 + 10 + TRACE_WAITING - 2 + 1);
-	assert_int_equal(tw.complete + tw.norecord,
-			 f1.tr_seq + f2.tr_seq);
-	trace_worker_free(&tw);
-}
-
 /*
  * --trace-max-records: both ends keep the same transactions (so their
  * records still join), as many as the limit, whatever the run's length,
@@ -484,7 +397,6 @@ static void t_lean_records_in_flow_slots(void **state)
 	tw.side = NS_CLIENT;
 	tw.lean = 1;
 	tw.krec_mask = 1;
-	tw.early = calloc(TRACE_WAITING, sizeof(*tw.early));
 	tw.late = calloc(TRACE_WAITING, sizeof(*tw.late));
 	for (i = 0; i < NS_MAX_STAGES; i++)
 		hist_reset(&tw.stage[i]);
@@ -534,6 +446,59 @@ static void t_lean_records_in_flow_slots(void **state)
 	assert_int_equal(tw.nlate, 2);
 	trace_worker_end(&tw);
 	assert_int_equal(tw.complete + tw.norecord, f.tr_seq + nowhere.tr_seq);
+	trace_worker_free(&tw);
+}
+
+/*
+ * Many flows' transactions done before their records: no more than
+ * TRACE_WAITING wait (the oldest give way), and a flow whose records
+ * come takes its own, whichever others wait.
+ */
+static void t_lean_waiting_is_bounded_across_flows(void **state)
+{
+	enum { NF = 150 };
+	static struct ns_krec kr[NF][2];
+	struct flow f[NF];
+	struct trace_worker tw;
+	struct ustamps u = { 0 };
+	struct ns_krecord k;
+	uint64_t done = 0;
+	int i, r;
+
+	memset(kr, 0, sizeof(kr));
+	memset(&tw, 0, sizeof(tw));
+	tw.side = NS_CLIENT;
+	tw.lean = 1;
+	tw.krec_mask = 1;
+	tw.late = calloc(TRACE_WAITING, sizeof(*tw.late));
+	for (i = 0; i < NS_MAX_STAGES; i++)
+		hist_reset(&tw.stage[i]);
+	for (i = 0; i < NF; i++)
+		f[i] = (struct flow){ .id = i, .kr = kr[i] };
+	lean_rec(&k, &u, 0, 0);
+	/* 300 would wait: flows 0-43's first transactions give way. */
+	for (r = 0; r < 2; r++)
+		for (i = 0; i < NF; i++)
+			trace_worker_take_lean(&tw, &f[i], &u);
+	assert_int_equal(tw.nlate, TRACE_WAITING);
+	assert_int_equal(tw.norecord, 2 * NF - TRACE_WAITING);
+	assert_int_equal(f[0].nlate, 1);
+	assert_int_equal(f[NF - 1].nlate, 2);
+	/* The last flow's two records come; its third is done first. */
+	slot_put(kr[NF - 1], 1, 0, 3000);
+	slot_put(kr[NF - 1], 1, 1, 3001);
+	trace_worker_take_lean(&tw, &f[NF - 1], &u);
+	assert_int_equal(tw.complete, 2);
+	assert_int_equal(tw.stage[1].max, 1001);
+	assert_int_equal(f[NF - 1].nlate, 1);
+	assert_int_equal(f[0].nlate, 1);
+	/* The run is over: those still waiting never got theirs. */
+	trace_worker_end(&tw);
+	assert_int_equal(tw.complete, 2);
+	assert_int_equal(tw.nlate, 0);
+	for (i = 0; i < NF; i++)
+		done += f[i].tr_seq;
+	assert_int_equal(tw.complete + tw.norecord, done);
 	trace_worker_free(&tw);
 }
 
@@ -791,8 +756,8 @@ int main(void)
 		cmocka_unit_test(t_blocking_io_has_no_epoll_stage),
 		cmocka_unit_test(t_a_missing_tcp_send_is_incomplete),
 		cmocka_unit_test(t_records_match_transactions_by_flow_and_seq),
-		cmocka_unit_test(t_lean_records_wait_for_their_transaction),
 		cmocka_unit_test(t_lean_records_in_flow_slots),
+		cmocka_unit_test(t_lean_waiting_is_bounded_across_flows),
 		cmocka_unit_test(t_both_ends_keep_the_same_sample),
 		cmocka_unit_test(t_kept_are_exactly_the_lowest_priorities),
 		cmocka_unit_test(t_ties_keep_the_earlier),
