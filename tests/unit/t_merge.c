@@ -378,6 +378,20 @@ static void slot_put(struct ns_krec *kr, uint32_t mask, uint32_t m,
 	s->seq = (uint64_t)m + 1;
 }
 
+/* A client worker of lean records, two slots a flow. */
+static void lean_worker(struct trace_worker *tw)
+{
+	int i;
+
+	memset(tw, 0, sizeof(*tw));
+	tw->side = NS_CLIENT;
+	tw->lean = 1;
+	tw->krec_mask = 1;
+	tw->late = calloc(TRACE_WAITING, sizeof(*tw->late));
+	for (i = 0; i < NS_MAX_STAGES; i++)
+		hist_reset(&tw->stage[i]);
+}
+
 /*
  * Lean tcp_rr records in the flow's slots instead of a ring: taken when
  * whole (seq m + 1), waited for while BPF writes them (seq 0), and a
@@ -393,13 +407,7 @@ static void t_lean_records_in_flow_slots(void **state)
 	int i;
 
 	memset(kr, 0, sizeof(kr));
-	memset(&tw, 0, sizeof(tw));
-	tw.side = NS_CLIENT;
-	tw.lean = 1;
-	tw.krec_mask = 1;
-	tw.late = calloc(TRACE_WAITING, sizeof(*tw.late));
-	for (i = 0; i < NS_MAX_STAGES; i++)
-		hist_reset(&tw.stage[i]);
+	lean_worker(&tw);
 	lean_rec(&k, &u, 1, 0);
 	/* There before its transaction is done: taken at once. */
 	slot_put(kr, 1, 0, 3000);
@@ -466,13 +474,7 @@ static void t_lean_waiting_is_bounded_across_flows(void **state)
 	int i, r;
 
 	memset(kr, 0, sizeof(kr));
-	memset(&tw, 0, sizeof(tw));
-	tw.side = NS_CLIENT;
-	tw.lean = 1;
-	tw.krec_mask = 1;
-	tw.late = calloc(TRACE_WAITING, sizeof(*tw.late));
-	for (i = 0; i < NS_MAX_STAGES; i++)
-		hist_reset(&tw.stage[i]);
+	lean_worker(&tw);
 	for (i = 0; i < NF; i++)
 		f[i] = (struct flow){ .id = i, .kr = kr[i] };
 	lean_rec(&k, &u, 0, 0);
