@@ -11,14 +11,16 @@
 # 128 KiB writes, pinned and unpinned).
 #
 # -c CONGESTION: every tool's stream connections use that TCP congestion
-# control (netstage --congestion, iperf3 -C, netperf -K) instead of the
-# system's; loopback bulk moves by 2x between BBR and cubic here.
+# control (netstage --congestion, iperf3 -C, iperf -Z, netperf -K)
+# instead of the system's; loopback bulk moves by 2x between BBR and
+# cubic here.
 #
 # Pinned (server and client on CPU 0 with taskset) is the headline:
 # loopback figures on 2-core machines are bimodal otherwise. Unpinned
 # runs are repeated more often so both modes show. Prints every run, then
-# medians and netstage/peer ratios. Needs sockperf, qperf and iperf3
-# (EXTRA_PKGS="sockperf qperf iperf3" scripts/install-deps.sh); netperf
+# medians and netstage/peer ratios. Needs sockperf, qperf, iperf3 and
+# iperf (2) (EXTRA_PKGS="sockperf qperf iperf3 iperf"
+# scripts/install-deps.sh); netperf
 # is not a Debian package: build it from its source outside the tree and
 # give -n the directory holding netperf and netserver.
 set -u
@@ -43,7 +45,7 @@ while getopts "r:l:u:n:s:c:" opt; do
 done
 
 NS=build/netstage
-for t in sockperf qperf iperf3 taskset; do
+for t in sockperf qperf iperf3 iperf taskset; do
 	command -v $t > /dev/null || { echo "bench: $t is missing" >&2; exit 1; }
 done
 if [ -n "$NETPERF" ] && [ ! -x "$NETPERF/netperf" ]; then
@@ -208,6 +210,23 @@ print(json.load(open(sys.argv[1]))["end"]["sum_received"]["bits_per_second"] / 1
 		"$OUT/iperf.json")"
 }
 
+# iperf (2): blocking reads and writes in a thread per connection, a
+# second bulk reference beside iperf3's select() loop. Its server reads
+# -l bytes a call as well.
+iperf2_stream() {
+	local name=$1 pin=$2 len=$3 srv
+
+	shift 3
+	PORT=$((PORT + 1))
+	$pin iperf -s -p $PORT -l "$len" > /dev/null 2>&1 &
+	srv=$!
+	sleep 0.3
+	record "$name" "$($pin iperf -c 127.0.0.1 -p $PORT -t "$LEN" -l "$len" -y C "$@" |
+		awk -F, 'END { print $NF / 1e6 }')"
+	kill $srv 2> /dev/null
+	wait $srv 2> /dev/null
+}
+
 # rr_round MODE PIN: one run of every tool's 1-flow tcp_rr.
 rr_round() {
 	ns_rr "$1.netstage_epoll" "$2"
@@ -260,9 +279,9 @@ fi
 # Same bytes per send() on both sides: 16 KiB is netstage's (and
 # neper's) default, 128 KiB iperf3's (and netperf's here: -m).
 if section stream; then
-	NS_CC=() IP_CC=() NP_CC=()
+	NS_CC=() IP_CC=() I2_CC=() NP_CC=()
 	[ -z "$CC" ] || NS_CC=(--congestion "$CC") IP_CC=(-C "$CC") \
-		NP_CC=(-K "$CC")
+		I2_CC=(-Z "$CC") NP_CC=(-K "$CC")
 	cc=$CC
 	[ -n "$cc" ] ||
 		cc="$(sysctl -n net.ipv4.tcp_congestion_control), the system default"
@@ -272,9 +291,11 @@ if section stream; then
 			mode=$([ -n "$pin" ] && echo pinned || echo unpinned)
 			ns_stream $mode.netstage_stream_16k "$pin" "${NS_CC[@]}"
 			iperf3_stream $mode.iperf3_16k "$pin" -l 16K "${IP_CC[@]}"
+			iperf2_stream $mode.iperf2_16k "$pin" 16K "${I2_CC[@]}"
 			ns_stream $mode.netstage_stream_128k "$pin" -B 131072 \
 				"${NS_CC[@]}"
 			iperf3_stream $mode.iperf3_128k "$pin" "${IP_CC[@]}"
+			iperf2_stream $mode.iperf2_128k "$pin" 128K "${I2_CC[@]}"
 			[ -z "$NETPERF" ] ||
 				netperf_run $mode.netperf_128k "$pin" \
 					TCP_STREAM -m 131072 "${NP_CC[@]}"
@@ -305,6 +326,7 @@ for mode in ("pinned", "unpinned"):
             ratio(f"{mode}.{ns}", f"{mode}.{peer}")
     for sz in ("16k", "128k"):
         ratio(f"{mode}.netstage_stream_{sz}", f"{mode}.iperf3_{sz}")
+        ratio(f"{mode}.netstage_stream_{sz}", f"{mode}.iperf2_{sz}")
     ratio(f"{mode}.netstage_stream_128k", f"{mode}.netperf_128k")
 for ns in ("busy", "spin"):
     for peer in ("netstage_epoll", "sockperf_busy", "sockperf_spin",
