@@ -69,7 +69,13 @@ if section busy && [ "$LEN" -lt 2 ]; then
 fi
 
 # Every figure is appended as "name value" to $OUT/figures.
+# A run that gave no figure (a peer that failed to start) is left out
+# of the medians, and said so, rather than counted as 0.
 record() {
+	if ! [[ "$2" =~ ^[0-9]+(\.[0-9]+)?$ ]]; then
+		printf '  %-34s %12s\n' "$1" "no figure"
+		return
+	fi
 	echo "$1 $2" >> "$OUT/figures"
 	printf '  %-34s %12.1f\n' "$1" "$2"
 }
