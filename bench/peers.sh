@@ -19,10 +19,9 @@
 # loopback figures on 2-core machines are bimodal otherwise. Unpinned
 # runs are repeated more often so both modes show. Prints every run, then
 # medians and netstage/peer ratios. Needs sockperf, qperf, iperf3 and
-# iperf (2) (EXTRA_PKGS="sockperf qperf iperf3 iperf"
-# scripts/install-deps.sh); netperf
-# is not a Debian package: build it from its source outside the tree and
-# give -n the directory holding netperf and netserver.
+# iperf 2 (EXTRA_PKGS="sockperf qperf iperf3 iperf" scripts/install-deps.sh);
+# netperf is not a Debian package: build it from its source outside the
+# tree and give -n the directory holding netperf and netserver.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 
@@ -227,8 +226,9 @@ iperf2_stream() {
 	$pin iperf -s -p $PORT -l "$len" > /dev/null 2>&1 &
 	srv=$!
 	sleep 0.3
-	record "$name" "$($pin iperf -c 127.0.0.1 -p $PORT -t "$LEN" -l "$len" -y C "$@" |
-		awk -F, 'END { print $NF / 1e6 }')"
+	# -y C: CSV, bits per second last.
+	record "$name" "$($pin iperf -c 127.0.0.1 -p $PORT -t "$LEN" \
+		-l "$len" -y C "$@" | awk -F, 'END { print $NF / 1e6 }')"
 	kill $srv 2> /dev/null
 	wait $srv 2> /dev/null
 }
