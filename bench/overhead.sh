@@ -198,7 +198,18 @@ if base and m:
           f"added {1e9 / m - 1e9 / base:7.0f} ns per transaction")
 p50 = {k: statistics.median(v)
        for k, v in read_runs(f"{out}/p50").items()}
+
+
+def bucket_ns(us):
+    """Width of the latency histogram's bucket at us (src/hist.h)."""
+    ns = int(us * 1000)
+    return 1 if ns < 256 else 1 << (ns.bit_length() - 8)
+
+
 print("== client p50 latency, median of runs, against untraced (us)")
+if p50.get("F1.untraced"):
+    print(f"  (each p50 is a bucket's midpoint: buckets "
+          f"{bucket_ns(p50['F1.untraced'])} ns wide at F1's untraced p50)")
 against_untraced(p50, lambda b, t: f"p50 {t:7.2f} vs {b:7.2f}  "
                  f"delta {t - b:+6.2f}")
 setup = [float(l) for l in open(f"{out}/setup_ms") if l.strip()]
