@@ -70,16 +70,15 @@ int trace_worker_init(struct trace_worker *tw, struct tracer *t, int id,
 	memset(tw, 0, sizeof(*tw));
 	tw->side = side;
 	tw->id = id;
-	tw->lean = tracer_lean(t);
 	tw->krec_mask = tracer_krec_mask(t);
-	if (tw->lean)
+	if (trace_worker_lean(tw))
 		tw->late = xcalloc(TRACE_WAITING, sizeof(*tw->late));
 	tw->max_recs = max_recs;
 	tw->max_slow = max_recs * TRACE_SLOWEST_PCT / 100;
 	for (i = 0; i < NS_MAX_STAGES; i++)
 		hist_reset(&tw->stage[i]);
 	/* Lean records in the flows' slots need no ring. */
-	if (tw->krec_mask)
+	if (trace_worker_lean(tw))
 		return 0;
 	tw->rb = ring_buffer__new(tracer_ring_fd(t, id),
 				  NS_IS_OBS(side) ? on_kernel_record : on_record,
@@ -374,7 +373,7 @@ void trace_worker_end(struct trace_worker *tw)
 	struct trace_late *l;
 	int i;
 
-	if (!tw->lean)
+	if (!trace_worker_lean(tw))
 		return;
 	for (i = 0; i < tw->nlate; i++) {
 		l = late_at(tw, i);
@@ -394,7 +393,7 @@ static void done(struct trace_worker *tw, struct flow *f,
 	}
 	if (tw->rb)
 		ring_buffer__consume(tw->rb);
-	if (tw->lean)
+	if (trace_worker_lean(tw))
 		trace_worker_take_lean(tw, f, u);
 	else
 		trace_worker_take(tw, f, u);

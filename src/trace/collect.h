@@ -64,14 +64,14 @@ struct trace_worker {
 	struct ns_krecord rec;	/* the record read last */
 	int have;
 	/*
-	 * Lean tcp_rr records (tracer_lean()) come in each flow's slots
-	 * (flow.kr), not by ring: message m's in slot m & krec_mask. BPF
+	 * Lean tcp_rr records (docs/stages.md) come in each flow's slots
+	 * (flow.kr), not by ring: message m's in slot m & krec_mask, which
+	 * is 0 for every other kind of record (trace_worker_lean()). BPF
 	 * writes one at the last kernel boundary, which may be before the
 	 * worker is done with the transaction (several flows, --burst) or
 	 * after (a response held back): transactions done before their
 	 * record wait in `late`.
 	 */
-	int lean;
 	uint32_t krec_mask;
 	struct trace_late *late;	/* a ring, oldest first; f NULL: settled */
 	int late_head, nlate;
@@ -110,6 +110,13 @@ struct trace_worker {
 
 int trace_worker_init(struct trace_worker *tw, struct tracer *t, int id,
 		      enum ns_side side, long max_recs);
+
+/* Does this worker take lean records (from the flows' slots)? */
+static inline int trace_worker_lean(const struct trace_worker *tw)
+{
+	return tw->krec_mask != 0;
+}
+
 /*
  * Is the transaction on f that completes next one BPF times? Those
  * --trace-sample leaves out need none of the worker's stamps, so a

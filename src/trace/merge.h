@@ -31,7 +31,7 @@ struct ustamps {
 	uint64_t sw_tx, sw_rx;	/* --timestamping: the kernel's own stamps */
 	uint64_t connect;	/* tcp_crr client: the connection began */
 	uint64_t accept_ret;	/* tcp_crr server: accept() returned */
-	/* lean records (tracer_lean()): RECV_RET is the worker's, not BPF's */
+	/* lean records (docs/stages.md): RECV_RET is the worker's, not BPF's */
 	uint64_t recv_ret;
 };
 

@@ -611,11 +611,6 @@ const char *tracer_hooks(const struct tracer *t)
 	return t->hooks;
 }
 
-int tracer_lean(const struct tracer *t)
-{
-	return t->lean;
-}
-
 uint32_t tracer_flow_index(struct tracer *t)
 {
 	if (t->wnext == t->wcap)

@@ -72,12 +72,6 @@ int tracer_ring_fd(struct tracer *t, int worker);
 /* "hook:mechanism,..." for trace_hooks= ("none": the kernel lacks it) */
 const char *tracer_hooks(const struct tracer *t);
 /*
- * Lean records (bpf/stages.bpf.c): no recv or send length hooks; a
- * record may reach the ring before its transaction ends in user space,
- * or after, and RECV_RET is the worker's stamp (ustamps.recv_ret).
- */
-int tracer_lean(const struct tracer *t);
-/*
  * Lean: a new flow's place in the memory its worker shares with BPF,
  * or 0: not needed, or past the flows the end has room for (their
  * transactions count as incomplete, or without a record).
@@ -93,6 +87,7 @@ struct ns_wstamp *tracer_wstamp(const struct tracer *t, uint32_t idx);
  * in slot m & tracer_krec_mask(). NULL: records come by ring.
  */
 struct ns_krec *tracer_krecs(const struct tracer *t, uint32_t idx);
+/* Slots a flow, less one; 0 unless the records are lean. */
 uint32_t tracer_krec_mask(const struct tracer *t);
 /* What tracing goes without on this kernel, in a line; NULL: nothing. */
 const char *tracer_note(const struct tracer *t);

@@ -63,7 +63,7 @@ static int traced(struct worker *w, struct flow *f, uint64_t done)
 	};
 
 	/* Lean records: the clock read that found the message whole. */
-	if (w->tw->lean)
+	if (trace_worker_lean(w->tw))
 		u.recv_ret = w->rs->is_client ? done : f->t_recv;
 
 	return trace_worker_done(w->tw, f, &u);

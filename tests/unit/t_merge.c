@@ -385,7 +385,6 @@ static void lean_worker(struct trace_worker *tw)
 
 	memset(tw, 0, sizeof(*tw));
 	tw->side = NS_CLIENT;
-	tw->lean = 1;
 	tw->krec_mask = 1;
 	tw->late = calloc(TRACE_WAITING, sizeof(*tw->late));
 	for (i = 0; i < NS_MAX_STAGES; i++)
