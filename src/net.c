@@ -210,8 +210,8 @@ int net_check_congestion(const struct options *o, char *err, size_t len)
 {
 	int fd, rc = 0;
 
-	if (!o->congestion || !(o->workload & (W_TCP_RR | W_TCP_CRR |
-					       W_TCP_STREAM)))
+	/* The option table gives it to TCP workloads alone. */
+	if (!o->congestion)
 		return 0;
 	fd = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)

@@ -292,9 +292,11 @@ void report_kv(const struct side_result *r, const struct run_shared *rs,
 	cpu_kv("local", cpu_util(&r->cpu_start, &r->cpu_end),
 	       service_demand_us(r, rs), out);
 	/* "" where no data connection was made. */
-	if (rs->wl->socktype == SOCK_STREAM)
-		kv_str(out, "tcp_congestion",
-		       net_congestion() ? net_congestion() : "");
+	if (rs->wl->socktype == SOCK_STREAM) {
+		const char *cc = net_congestion();
+
+		kv_str(out, "tcp_congestion", cc ? cc : "");
+	}
 	if (rs->o->busy_poll) {
 		kv_int(out, "busy_poll_sockets", r->busy_poll.sockets);
 		kv_int(out, "busy_poll_epolls", r->busy_poll.epolls);
