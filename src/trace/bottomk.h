@@ -24,7 +24,7 @@ struct trace_rec;
 #define BK_BUCKETS 976		/* 16 below 16, then 16 a power of two */
 
 struct bottomk {
-	struct trace_rec *rec;	/* cap slots, reserved at the first take */
+	struct trace_rec *rec;	/* cap slots, from bottomk_reserve() or the first take */
 	uint32_t *next;		/* a slot's next in its bucket or free list, + 1 */
 	long k, cap;
 	long used;		/* slots ever taken: rec[0, used) */
@@ -53,6 +53,12 @@ static inline int bottomk_wants(const struct bottomk *s, uint64_t p)
 	return bottomk_bucket(p) < BK_BUCKETS - s->dropped;
 }
 
+/*
+ * Commit the store for k records now, before the benchmark runs, rather
+ * than page by page as records fill it (capacity about 1.13 k records
+ * of struct trace_rec). Optional: the first take reserves otherwise.
+ */
+void bottomk_reserve(struct bottomk *s, long k);
 /*
  * A slot for a record of priority p, one of the k lowest so far, or
  * NULL (k is the first take's). Its prio is p; the caller fills the

@@ -49,9 +49,10 @@ static int offer_by_seq(const void *pa, const void *pb)
 
 /*
  * Offer n records of priority prio(i), sequence number i, to a store
- * of k; check the store finishes with the brute force's k lowest.
+ * of k (committed ahead if reserved); check the store finishes with the
+ * brute force's k lowest.
  */
-static void check(long n, long k, uint64_t (*prio)(long))
+static void check_in(long n, long k, uint64_t (*prio)(long), int reserved)
 {
 	struct offer *all = calloc(n, sizeof(*all));
 	struct bottomk s;
@@ -59,6 +60,8 @@ static void check(long n, long k, uint64_t (*prio)(long))
 	long i, got, want = n < k ? n : k;
 
 	memset(&s, 0, sizeof(s));
+	if (reserved)
+		bottomk_reserve(&s, k);
 	for (i = 0; i < n; i++) {
 		all[i] = (struct offer){ prio(i), i };
 		r = bottomk_wants(&s, all[i].prio)
@@ -84,6 +87,11 @@ static void check(long n, long k, uint64_t (*prio)(long))
 	}
 	free(kept);
 	free(all);
+}
+
+static void check(long n, long k, uint64_t (*prio)(long))
+{
+	check_in(n, k, prio, 0);
 }
 
 static uint64_t uniform(long i)
@@ -137,6 +145,31 @@ static void t_keeps_exactly_the_k_lowest(void **state)
 	check(5000, 1000, few);
 	check(3000, 7, tiny);
 	check(100, 1, uniform);
+}
+
+/*
+ * A store committed before the run has its room and nothing in it, and
+ * keeps what a store reserved at its first take keeps.
+ */
+static void t_a_store_reserved_ahead_keeps_the_same(void **state)
+{
+	struct bottomk s;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	bottomk_reserve(&s, 0);
+	assert_null(s.rec);
+	bottomk_reserve(&s, 1000);
+	assert_non_null(s.rec);
+	assert_int_equal(s.cap, 1000 + 1000 / 8 + 64);
+	assert_int_equal(s.used, 0);
+	assert_int_equal(s.live, 0);
+	s.rec[s.cap - 1].prio = 1;	/* all of it is there to write */
+	bottomk_free(&s);
+	check_in(200000, 100, uniform, 1);
+	check_in(20000, 1000, falling, 1);
+	check_in(5000, 100, few, 1);
+	check_in(50, 1000, uniform, 1);
 }
 
 static void t_k_of_zero_keeps_none(void **state)
@@ -204,6 +237,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t_buckets_are_log_linear),
 		cmocka_unit_test(t_keeps_exactly_the_k_lowest),
+		cmocka_unit_test(t_a_store_reserved_ahead_keeps_the_same),
 		cmocka_unit_test(t_k_of_zero_keeps_none),
 		cmocka_unit_test(t_wants_only_what_may_be_kept),
 	};
