@@ -25,6 +25,18 @@ static inline uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
 }
 
+/*
+ * CLOCK_MONOTONIC as of the last tick: a few ns a read where now_ns()
+ * costs 20-40 on a VM, never ahead of it, behind by about a tick.
+ */
+static inline uint64_t coarse_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+}
+
 static inline double ns_to_s(uint64_t ns)
 {
 	return (double)ns / NSEC_PER_SEC;

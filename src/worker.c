@@ -219,6 +219,11 @@ static int loop_done(struct worker *w)
 	return w->open_flows == 0 || now_ns() >= rs->drain_deadline;
 }
 
+static struct timespec nap(uint64_t ns)
+{
+	return (struct timespec){ ns / NSEC_PER_SEC, ns % NSEC_PER_SEC };
+}
+
 /*
  * Sleep no longer than the next snapshot or the engine's deadline, to
  * the nanosecond: an open-loop schedule of 100 us gaps cannot wait in
@@ -226,14 +231,21 @@ static int loop_done(struct worker *w)
  */
 static struct timespec wait_for(struct worker *w, uint64_t deadline)
 {
-	uint64_t now = now_ns(), until = w->next_snap, ns;
+	uint64_t now, until = w->next_snap, ns;
 
+	/* Far from the snapshot: wake early by the coarse clock's lag. */
+	if (!deadline && !worker_stopping(w)) {
+		now = coarse_ns() + w->coarse_lag;
+		if (now < until)
+			return nap(until - now);
+	}
+	now = now_ns();
 	if (worker_stopping(w))
 		until = now + 50000000;
 	else if (deadline && deadline < until)
 		until = deadline;
 	ns = until > now ? until - now : 0;
-	return (struct timespec){ ns / NSEC_PER_SEC, ns % NSEC_PER_SEC };
+	return nap(ns);
 }
 
 /*
@@ -326,13 +338,30 @@ static void epoll_loop(struct worker *w)
 			reap(w);
 		if (worker_stopping(w))
 			continue;
+		if (!w->rs->wl->tick) {
+			worker_poll_snapshot(w);
+			continue;
+		}
 		/* One clock read serves the engine's deadlines and the snapshot. */
 		now = now_ns();
-		if (w->rs->wl->tick)
-			deadline = w->rs->wl->tick(w, now);
+		deadline = w->rs->wl->tick(w, now);
 		worker_maybe_snapshot(w, now);
 	}
 	free(ev);
+}
+
+/*
+ * How far behind coarse_ns() may be: two of its ticks, so that a
+ * snapshot is not late for a tick the kernel took late. Without the
+ * coarse clock, an hour: every check reads the clock.
+ */
+static uint64_t coarse_lag(void)
+{
+	struct timespec res;
+
+	if (clock_getres(CLOCK_MONOTONIC_COARSE, &res) || res.tv_sec)
+		return 3600 * NSEC_PER_SEC;
+	return 2 * (uint64_t)res.tv_nsec;
 }
 
 static void pin(struct worker *w)
@@ -357,6 +386,7 @@ static void *worker_main(void *arg)
 	if (rs->o->rate > 0)
 		prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
 	w->next_snap = rs->t_start + rs->interval_ns;
+	w->coarse_lag = coarse_lag();
 	if (rs->tracer && tracer_register_thread(rs->tracer, w->id))
 		worker_error(w, errno);
 	if (io_thread_per_flow(rs->o->io_mode)) {

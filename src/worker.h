@@ -12,6 +12,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 
+#include "common.h"
 #include "flow.h"
 #include "hist.h"
 #include "interval.h"
@@ -99,6 +100,7 @@ struct worker {
 	char *buf;
 	long k;			/* interval being measured */
 	uint64_t next_snap;
+	uint64_t coarse_lag;	/* coarse_ns() is at most this behind */
 	struct tick *ticks;
 	long nticks, ticks_cap;
 	struct sample *samples;
@@ -148,6 +150,15 @@ void worker_add_flow(struct worker *w, struct flow *f);
 void worker_finish(struct worker *w);
 /* Blocking mode: take the interval snapshot when due. */
 void worker_maybe_snapshot(struct worker *w, uint64_t now);
+/*
+ * The same for a loop with no use for the time: the clock is read only
+ * when the coarse one says the snapshot may be due.
+ */
+static inline void worker_poll_snapshot(struct worker *w)
+{
+	if (coarse_ns() + w->coarse_lag >= w->next_snap)
+		worker_maybe_snapshot(w, now_ns());
+}
 static inline int worker_stopping(struct worker *w)
 {
 	return atomic_load_explicit(&w->rs->stop, memory_order_relaxed);

@@ -654,6 +654,12 @@ void rr_run_blocking(struct worker *w, struct flow *f)
 		}
 		if (rc <= 0)
 			break;
+		if (!client && !w->tw) {
+			/* An untraced server has no use for the time. */
+			f->transactions++;
+			worker_poll_snapshot(w);
+			continue;
+		}
 		/* One clock read ends this transaction and starts the next. */
 		now = now_ns();
 		if (client) {
@@ -662,11 +668,10 @@ void rr_run_blocking(struct worker *w, struct flow *f)
 			f->t_progress = now;
 			if (f->ws)
 				wstamp(w, f, 1, now);
-		}
-		if (client)
 			t0 = next_start(w, f, now);
-		else if (w->tw)
+		} else {
 			traced(w, f, now);
+		}
 		f->transactions++;
 		worker_maybe_snapshot(w, now);
 	}
