@@ -16,7 +16,8 @@
 # (tcp_rr --burst N) in every run.
 # Pinned (server and client on CPU 0) by default: unpinned loopback is
 # bimodal on 2 cores. -P runs unpinned. Prints every run, medians, the
-# ratio traced/untraced and the added nanoseconds per transaction; then
+# ratio traced/untraced and the added nanoseconds per transaction, what
+# each traced run says it cost (trace_cost_ns, trace_cost_user_ns); then
 # BPF start-up time and per-program run time from bpf_stats.
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -69,6 +70,9 @@ run() {			# name args...
 		"$OUT/ns.out" | cut -d= -f2)"
 	grep -m1 '^client.trace_setup_ms=' "$OUT/ns.out" |
 		cut -d= -f2 >> "$OUT/setup_ms"
+	# What the run says it cost, each end (src/trace/cost.h).
+	sed -n 's/^\(client\|server\)\.trace_cost_\(ns\|user_ns\)=\([0-9.]*\)$/'"$name"'.\1.\2 \3/p' \
+		"$OUT/ns.out" >> "$OUT/self"
 }
 
 # A server of its own (untraced) and a client traced with ARGS: what one
@@ -152,7 +156,7 @@ sysctl -qw kernel.bpf_stats_enabled=0
 
 echo
 python3 - "$OUT" <<'EOF'
-import json, statistics, sys
+import json, os, statistics, sys
 out = sys.argv[1]
 MODES = ("traced", "full", "sched", "hist", "sampled", "empty", "empty_lean",
          "bpftrace")
@@ -216,6 +220,23 @@ setup = [float(l) for l in open(f"{out}/setup_ms") if l.strip()]
 if setup:
     print(f"== BPF open+load+attach: median {statistics.median(setup):.1f} ms "
           f"({min(setup):.1f}..{max(setup):.1f}, n={len(setup)}, each side)")
+# A run's own statement of its cost: the total, and its merges alone,
+# which lie in the client's wait at a server pinned beside it.
+self = {k: statistics.median(v)
+        for k, v in read_runs(f"{out}/self").items()} \
+    if os.path.exists(f"{out}/self") else {}
+if self:
+    print("== what each run says tracing cost it (trace_cost_ns, and "
+          "trace_cost_user_ns: merging and keeping records), medians, ns "
+          "per transaction")
+for f in ("F1", "F4"):
+    for mode in MODES:
+        k = f"{f}.{mode}"
+        if f"{k}.client.ns" in self:
+            print(f"  {f} {mode:10} client {self[k + '.client.ns']:6.0f} "
+                  f"(user {self.get(k + '.client.user_ns', 0):4.0f})  "
+                  f"server {self.get(k + '.server.ns', 0):6.0f} "
+                  f"(user {self.get(k + '.server.user_ns', 0):4.0f})")
 progs = [p for p in json.load(open(f"{out}/progs.json")) if p.get("run_cnt")]
 names = {}
 for p in progs:
