@@ -71,8 +71,9 @@ run() {			# name args...
 	grep -m1 '^client.trace_setup_ms=' "$OUT/ns.out" |
 		cut -d= -f2 >> "$OUT/setup_ms"
 	# What the run says it cost, each end (src/trace/cost.h).
-	sed -n 's/^\(client\|server\)\.trace_cost_\(ns\|user_ns\)=\([0-9.]*\)$/'"$name"'.\1.\2 \3/p' \
-		"$OUT/ns.out" >> "$OUT/self"
+	sed -n 's/^\(client\|server\)\.trace_cost_\(ns\|user_ns\)=/\1.\2 /p' \
+		"$OUT/ns.out" | grep -E ' [0-9.]+$' | sed "s/^/$name./" \
+		>> "$OUT/self"
 }
 
 # A server of its own (untraced) and a client traced with ARGS: what one

@@ -24,7 +24,7 @@ struct trace_rec;
 #define BK_BUCKETS 976		/* 16 below 16, then 16 a power of two */
 
 struct bottomk {
-	struct trace_rec *rec;	/* cap slots, from bottomk_reserve() or the first take */
+	struct trace_rec *rec;	/* cap slots, reserved ahead or by a take */
 	uint32_t *next;		/* a slot's next in its bucket or free list, + 1 */
 	long k, cap;
 	long used;		/* slots ever taken: rec[0, used) */
