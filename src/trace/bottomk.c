@@ -17,6 +17,19 @@ static long capacity(long k)
 #endif
 
 /*
+ * What is committed ahead, in huge pages: the default limit's store (26
+ * MB) whole, and no more of a larger one (a limit of 10,000,000 would
+ * be 2.6 GB before the first transaction). Past it, 4 KiB pages come
+ * as records fill them.
+ */
+#define AHEAD_MAX (32UL << 20)
+
+static size_t ahead(size_t bytes)
+{
+	return bytes < AHEAD_MAX ? bytes : AHEAD_MAX;
+}
+
+/*
  * The array never moves (a record kept costs no copy of the others).
  * Slots are reused in no order once buckets drop, so a take lands on a
  * random page of a store of tens of MB: in 2 MiB pages where the
@@ -33,10 +46,10 @@ static void reserve(struct bottomk *s, long k, int populate)
 		log_err("out of memory: %ld trace records", k);
 		abort();
 	}
-	madvise(p, bytes, MADV_HUGEPAGE);
+	madvise(p, ahead(bytes), MADV_HUGEPAGE);
 	/* Faulted in a huge page at a time, a take would wait milliseconds. */
 	if (populate)
-		madvise(p, bytes, MADV_POPULATE_WRITE);
+		madvise(p, ahead(bytes), MADV_POPULATE_WRITE);
 	s->rec = p;
 	s->next = xcalloc(capacity(k), sizeof(*s->next));
 	s->k = k;

@@ -56,7 +56,8 @@ static inline int bottomk_wants(const struct bottomk *s, uint64_t p)
 /*
  * Commit the store for k records now, before the benchmark runs, rather
  * than page by page as records fill it (capacity about 1.13 k records
- * of struct trace_rec). Optional: the first take reserves otherwise.
+ * of struct trace_rec), up to 32 MiB of it. Optional: the first take
+ * reserves otherwise.
  */
 void bottomk_reserve(struct bottomk *s, long k);
 /*

@@ -9,7 +9,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -147,6 +149,18 @@ static void t_keeps_exactly_the_k_lowest(void **state)
 	check(100, 1, uniform);
 }
 
+/* The process's resident set, from /proc/self/statm. */
+static long resident_bytes(void)
+{
+	FILE *f = fopen("/proc/self/statm", "r");
+	long size = 0, resident = 0;
+
+	assert_non_null(f);
+	assert_int_equal(fscanf(f, "%ld %ld", &size, &resident), 2);
+	fclose(f);
+	return resident * sysconf(_SC_PAGESIZE);
+}
+
 /*
  * A store committed before the run has its room and nothing in it, and
  * keeps what a store reserved at its first take keeps.
@@ -154,6 +168,7 @@ static void t_keeps_exactly_the_k_lowest(void **state)
 static void t_a_store_reserved_ahead_keeps_the_same(void **state)
 {
 	struct bottomk s;
+	long before;
 
 	(void)state;
 	memset(&s, 0, sizeof(s));
@@ -165,6 +180,13 @@ static void t_a_store_reserved_ahead_keeps_the_same(void **state)
 	assert_int_equal(s.used, 0);
 	assert_int_equal(s.live, 0);
 	s.rec[s.cap - 1].prio = 1;	/* all of it is there to write */
+	bottomk_free(&s);
+	/* A limit far past the default commits what the default does. */
+	before = resident_bytes();
+	bottomk_reserve(&s, 20000000);	/* a 5.2 GB store */
+	assert_true(resident_bytes() - before < (64L << 20));
+	assert_int_equal(s.cap, 20000000 + 20000000 / 8 + 64);
+	s.rec[s.cap - 1].prio = 1;
 	bottomk_free(&s);
 	check_in(200000, 100, uniform, 1);
 	check_in(20000, 1000, falling, 1);
