@@ -36,7 +36,7 @@ static size_t ahead(size_t bytes)
  * kernel allows them, each take is a cache miss at most, not also a
  * page walk. Advice refused changes nothing but speed.
  */
-static void reserve(struct bottomk *s, long k, int populate)
+static void reserve(struct bottomk *s, long k)
 {
 	size_t bytes = (size_t)capacity(k) * sizeof(*s->rec);
 	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
@@ -48,8 +48,7 @@ static void reserve(struct bottomk *s, long k, int populate)
 	}
 	madvise(p, ahead(bytes), MADV_HUGEPAGE);
 	/* Faulted in a huge page at a time, a take would wait milliseconds. */
-	if (populate)
-		madvise(p, ahead(bytes), MADV_POPULATE_WRITE);
+	madvise(p, ahead(bytes), MADV_POPULATE_WRITE);
 	s->rec = p;
 	s->next = xcalloc(capacity(k), sizeof(*s->next));
 	s->k = k;
@@ -59,7 +58,7 @@ static void reserve(struct bottomk *s, long k, int populate)
 void bottomk_reserve(struct bottomk *s, long k)
 {
 	if (k > 0 && !s->rec)
-		reserve(s, k, 1);
+		reserve(s, k);
 }
 
 /* The highest bucket kept. */
@@ -153,7 +152,7 @@ struct trace_rec *bottomk_take(struct bottomk *s, long k, uint64_t p)
 	if (k <= 0 || b > top(s))
 		return NULL;
 	if (!s->rec)
-		reserve(s, k, 0);
+		reserve(s, k);
 	i = slot_for(s, p);
 	if (!i)
 		return NULL;

@@ -54,10 +54,10 @@ static inline int bottomk_wants(const struct bottomk *s, uint64_t p)
 }
 
 /*
- * Commit the store for k records now, before the benchmark runs, rather
- * than page by page as records fill it (capacity about 1.13 k records
- * of struct trace_rec), up to 32 MiB of it. Optional: the first take
- * reserves otherwise.
+ * Reserve the store for k records (capacity about 1.13 k records of
+ * struct trace_rec) and commit up to 32 MiB of it now, before the
+ * benchmark runs. Optional: the first take does it otherwise, in that
+ * transaction's time.
  */
 void bottomk_reserve(struct bottomk *s, long k);
 /*

@@ -75,7 +75,7 @@ int trace_worker_init(struct trace_worker *tw, struct tracer *t, int id,
 		tw->late = xcalloc(TRACE_WAITING, sizeof(*tw->late));
 	tw->max_recs = max_recs;
 	tw->max_slow = max_recs * TRACE_SLOWEST_PCT / 100;
-	/* Its pages faulted in now, not in transactions' latencies. */
+	/* Committed now, not in the first kept transaction's latency. */
 	bottomk_reserve(&tw->keep, max_recs);
 	for (i = 0; i < NS_MAX_STAGES; i++)
 		hist_reset(&tw->stage[i]);
