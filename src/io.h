@@ -8,9 +8,31 @@
 #define NETSTAGE_IO_H
 
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 #include "worker.h"
+
+/*
+ * The socket syscalls themselves, not glibc's wrappers: in a process
+ * with threads each wrapper is a cancellation point, switching the
+ * thread's cancel type before and after the call (two atomic operations
+ * a call). No worker is ever cancelled: they stop at rs->stop.
+ */
+static inline ssize_t sys_recvfrom(int fd, void *buf, size_t len, int flags,
+				   struct sockaddr_storage *from,
+				   socklen_t *fromlen)
+{
+	return syscall(SYS_recvfrom, fd, buf, len, flags, from, fromlen);
+}
+
+static inline ssize_t sys_sendto(int fd, const void *buf, size_t len,
+				 int flags, const struct sockaddr *to,
+				 socklen_t tolen)
+{
+	return syscall(SYS_sendto, fd, buf, len, flags, to, tolen);
+}
 
 /* w->phooks bits: which packet hooks this side's script registered. */
 enum { IO_SEND = 1, IO_RECV = 2, IO_RECVERR = 4 };
@@ -27,7 +49,7 @@ static inline ssize_t io_recv(struct worker *w, int fd, void *buf,
 {
 	if (__builtin_expect(w->phooks & IO_RECV, 0))
 		return io_hooked_recv(w, fd, buf, len, flags, NULL, NULL);
-	return recv(fd, buf, len, flags);
+	return sys_recvfrom(fd, buf, len, flags, NULL, NULL);
 }
 
 static inline ssize_t io_send(struct worker *w, int fd, const void *buf,
@@ -35,7 +57,7 @@ static inline ssize_t io_send(struct worker *w, int fd, const void *buf,
 {
 	if (__builtin_expect(w->phooks & IO_SEND, 0))
 		return io_hooked_send(w, fd, buf, len, flags, NULL, 0);
-	return send(fd, buf, len, flags);
+	return sys_sendto(fd, buf, len, flags, NULL, 0);
 }
 
 static inline ssize_t io_recvfrom(struct worker *w, int fd, void *buf,
@@ -45,8 +67,7 @@ static inline ssize_t io_recvfrom(struct worker *w, int fd, void *buf,
 {
 	if (__builtin_expect(w->phooks & IO_RECV, 0))
 		return io_hooked_recv(w, fd, buf, len, flags, from, fromlen);
-	return recvfrom(fd, buf, len, flags, (struct sockaddr *)from,
-			fromlen);
+	return sys_recvfrom(fd, buf, len, flags, from, fromlen);
 }
 
 static inline ssize_t io_sendto(struct worker *w, int fd, const void *buf,
@@ -55,7 +76,7 @@ static inline ssize_t io_sendto(struct worker *w, int fd, const void *buf,
 {
 	if (__builtin_expect(w->phooks & IO_SEND, 0))
 		return io_hooked_send(w, fd, buf, len, flags, to, tolen);
-	return sendto(fd, buf, len, flags, to, tolen);
+	return sys_sendto(fd, buf, len, flags, to, tolen);
 }
 
 /*

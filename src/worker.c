@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -8,6 +9,7 @@
 #include <sys/prctl.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -263,7 +265,9 @@ static int wait_events(struct worker *w, struct epoll_event *ev, int max,
 		__atomic_store_n(&no_pwait2, pretend_enosys("epoll_pwait2"),
 				 __ATOMIC_RELAXED);
 	if (!__atomic_load_n(&no_pwait2, __ATOMIC_RELAXED)) {
-		n = epoll_pwait2(w->epfd, ev, max, ts, NULL);
+		/* The syscall: glibc's wrapper is a cancellation point (io.h). */
+		n = syscall(SYS_epoll_pwait2, w->epfd, ev, max, ts, NULL,
+			    _NSIG / 8);
 		if (n >= 0 || (errno != ENOSYS && errno != EPERM))
 			return n;
 		__atomic_store_n(&no_pwait2, 1, __ATOMIC_RELAXED);
