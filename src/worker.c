@@ -378,6 +378,33 @@ static void pin(struct worker *w)
 	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
 }
 
+/*
+ * A worker that opens no file of its own runs on its own copy of the
+ * process's fd table. The kernel then lends a socket to each syscall
+ * (fdget()'s path for a table with one user) instead of taking a
+ * reference and dropping it, as it must for a table threads share:
+ * two atomic operations a call. Not where the worker makes sockets the
+ * side closes (tcp_crr's accepts) or a script may open files: numbers
+ * in a copy name nothing in the original.
+ */
+static int own_files(const struct run_shared *rs)
+{
+	if (rs->wl->accepts_per_worker || rs->script)
+		return 0;
+	return unshare(CLONE_FILES) == 0;
+}
+
+/*
+ * The copy's references go before the thread does: pthread_join()
+ * returns before the kernel releases an exiting thread's table, and the
+ * side's close of a flow must be its last, the FIN going then.
+ */
+static void drop_own_files(const struct worker *w)
+{
+	if (w->own_files)
+		close_range(0, ~0U, 0);
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
@@ -393,6 +420,7 @@ static void *worker_main(void *arg)
 	w->coarse_lag = coarse_lag();
 	if (rs->tracer && tracer_register_thread(rs->tracer, w->id))
 		worker_error(w, errno);
+	w->own_files = own_files(rs);
 	if (io_thread_per_flow(rs->o->io_mode)) {
 		if (w->nflows)
 			rs->wl->run_blocking(w, w->flows[0]);
@@ -406,6 +434,7 @@ static void *worker_main(void *arg)
 		trace_worker_end(w->tw);
 	final_snapshot(w);
 	worker_finish(w);
+	drop_own_files(w);
 	return NULL;
 }
 

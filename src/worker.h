@@ -101,6 +101,7 @@ struct worker {
 	long k;			/* interval being measured */
 	uint64_t next_snap;
 	uint64_t coarse_lag;	/* coarse_ns() is at most this behind */
+	int own_files;		/* runs on its own copy of the fd table */
 	struct tick *ticks;
 	long nticks, ticks_cap;
 	struct sample *samples;
