@@ -239,6 +239,68 @@ t_tcp_rr_io_modes() {
 	expect_eq "$(key out client.io_mode)" epoll "io_mode key"
 }
 
+# fd_tables WANT WORKLOAD ARGS...: wait (5 s at most) until every worker
+# thread of both sides' processes has its own fd table (WANT=own) or
+# shares its process's (WANT=shared), as kcmp(2) compares them.
+fd_tables() {
+	local want=$1 pid
+
+	shift
+	"$NETSTAGE" "$@" --local -q -l 4 > /dev/null 2> err &
+	pid=$!
+	python3 - "$want" "$pid" <<'PY'
+import ctypes, os, sys, time
+libc = ctypes.CDLL(None, use_errno=True)
+SYS_kcmp, KCMP_FILES = 312, 2
+want, client = sys.argv[1], int(sys.argv[2])
+
+def parent(p):
+    try:
+        return int(open(f"/proc/{p}/stat").read().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError):
+        return 0
+
+def workers():
+    procs, more = [], [client]
+    while more:
+        procs += more
+        more = [int(p) for p in os.listdir("/proc") if p.isdigit() and
+                parent(p) in more]
+    for p in procs:
+        try:
+            tasks = os.listdir(f"/proc/{p}/task")
+        except OSError:
+            continue
+        for t in tasks:
+            if int(t) != p:
+                yield p, int(t)
+
+seen = ""
+for _ in range(50):
+    time.sleep(0.1)
+    got = [(p, t, libc.syscall(SYS_kcmp, p, t, KCMP_FILES, 0, 0) != 0)
+           for p, t in workers()]
+    seen = " ".join(f"{p}/{t}:{'own' if o else 'shared'}"
+                    for p, t, o in got) or seen
+    if len({p for p, _, _ in got}) == 2 and \
+            all(o == (want == "own") for _, _, o in got):
+        sys.exit(0)
+sys.exit(f"workers' fd tables: {seen or 'no workers'}, wanted all {want}")
+PY
+	local rc=$?
+	wait $pid
+	return $rc
+}
+
+# A worker that opens no file of its own runs on its own copy of the
+# fd table (the kernel lends it each socket for a syscall); tcp_crr's
+# workers accept and connect sockets that their side closes, and share.
+t_workers_own_their_fd_table() {
+	fd_tables own tcp_rr || return 1
+	fd_tables own tcp_rr --io-mode=blocking -F 2 -T 2 || return 1
+	fd_tables shared tcp_crr || return 1
+}
+
 # sleeps FILE SIDE: the voluntary context switches of SIDE's process.
 sleeps() {
 	echo $(($(key "$1" "$2.nvcsw_end") - $(key "$1" "$2.nvcsw_start")))
