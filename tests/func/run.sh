@@ -246,14 +246,14 @@ fd_tables() {
 	local want=$1 pid
 
 	shift
-	"$NETSTAGE" "$@" --local -q -l 4 > /dev/null 2> err &
+	ns "$@" --local -q -l 4 > /dev/null 2> err &
 	pid=$!
 	python3 - "$want" "$pid" <<'PY'
 import ctypes, os, sys, time
 libc = ctypes.CDLL(None, use_errno=True)
 SYS_kcmp = {"x86_64": 312, "aarch64": 272}.get(os.uname().machine)
 KCMP_FILES = 2
-want, client = sys.argv[1], int(sys.argv[2])
+want, root = sys.argv[1], int(sys.argv[2])
 me = os.getpid()
 if not SYS_kcmp or libc.syscall(SYS_kcmp, me, me, KCMP_FILES, 0, 0) != 0:
     print("kcmp(2) cannot compare fd tables here")
@@ -266,7 +266,7 @@ def parent(p):
         return 0
 
 def workers():
-    procs, more = [], [client]
+    procs, more = [], [root]
     while more:
         procs += more
         more = [int(p) for p in os.listdir("/proc") if p.isdigit() and
