@@ -53,9 +53,12 @@ if [ $have_bpftrace = 1 ] && ! [ -d /sys/kernel/tracing/events ]; then
 		have_bpftrace=0
 fi
 
+# Figures are "name value round": the round pairs a traced run with the
+# untraced one beside it (bench/paired.py).
+ROUND=0
 record() {		# name trans/s [p50 us]
-	echo "$1 $2" >> "$OUT/figures"
-	[ -n "${3:-}" ] && echo "$1 $3" >> "$OUT/p50"
+	echo "$1 $2 $ROUND" >> "$OUT/figures"
+	[ -n "${3:-}" ] && echo "$1 $3 $ROUND" >> "$OUT/p50"
 	printf '  %-28s %12.1f %8s\n' "$1" "$2" "${3:-}"
 }
 
@@ -118,7 +121,7 @@ for flows in 1 4; do
 	args=""
 	[ $flows = 4 ] && args="-F 4 -T 2"
 	echo "== $WL $args $BURST ${PIN:+pinned to CPU 0} (trans/s)"
-	for i in $(seq "$REPS"); do
+	for ROUND in $(seq "$REPS"); do
 		run "F$flows.untraced" $args
 		run "F$flows.traced" $args --trace
 		# tcp_rr records with the recv and send length hooks (lean
@@ -158,6 +161,8 @@ sysctl -qw kernel.bpf_stats_enabled=0
 echo
 python3 - "$OUT" <<'EOF'
 import json, os, statistics, sys
+sys.path.insert(0, "bench")
+import paired
 out = sys.argv[1]
 MODES = ("traced", "full", "sched", "hist", "sampled", "empty", "empty_lean",
          "bpftrace")
@@ -167,7 +172,7 @@ def read_runs(path):
     """name -> every figure recorded for it, in order."""
     runs = {}
     for line in open(path):
-        k, v = line.split()
+        k, v = line.split()[:2]
         runs.setdefault(k, []).append(float(v))
     return runs
 
@@ -217,6 +222,24 @@ if p50.get("F1.untraced"):
           f"{bucket_ns(p50['F1.untraced'])} ns wide at F1's untraced p50)")
 against_untraced(p50, lambda b, t: f"p50 {t:7.2f} vs {b:7.2f}  "
                  f"delta {t - b:+6.2f}")
+print("== paired by round: the median of the rounds' traced/untraced "
+      "ratios and p50 deltas (us), each with its interval (coverage, rounds)")
+rounds = paired.read_rounds(f"{out}/figures")
+p50r = paired.read_rounds(f"{out}/p50")
+for f in ("F1", "F4"):
+    for mode in MODES:
+        r = paired.line(rounds, f"{f}.{mode}", f"{f}.untraced",
+                        words=("", "", ""))
+        d = paired.line(p50r, f"{f}.{mode}", f"{f}.untraced",
+                        lambda t, b: t - b, 0, "+5.2f", ("", "", ""))
+        if r:
+            print(f"  {f} {mode:10} ratio {r}")
+        if d:
+            print(f"  {f} {mode:10} p50   {d}")
+r = paired.line(rounds, "F1.split_client_traced", "F1.split_untraced",
+                words=("", "", ""))
+if r:
+    print(f"  F1 client only traced (own server) ratio {r}")
 setup = [float(l) for l in open(f"{out}/setup_ms") if l.strip()]
 if setup:
     print(f"== BPF open+load+attach: median {statistics.median(setup):.1f} ms "

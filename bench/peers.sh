@@ -67,15 +67,17 @@ if section busy && [ "$LEN" -lt 2 ]; then
 	exit 2
 fi
 
-# Every figure is appended as "name value" to $OUT/figures.
-# A run that gave no figure (a peer that failed to start) is left out
-# of the medians, and said so, rather than counted as 0.
+# Every figure is appended as "name value round" to $OUT/figures; the
+# round pairs it with the peers' figures taken beside it
+# (bench/paired.py). A run that gave no figure (a peer that failed to
+# start) is left out, and said so, rather than counted as 0.
+ROUND=0
 record() {
 	if ! [[ "$2" =~ ^[0-9]+(\.[0-9]+)?$ ]]; then
 		printf '  %-34s %12s\n' "$1" "no figure"
 		return
 	fi
-	echo "$1 $2" >> "$OUT/figures"
+	echo "$1 $2 $ROUND" >> "$OUT/figures"
 	printf '  %-34s %12.1f\n' "$1" "$2"
 }
 
@@ -245,15 +247,15 @@ rr_round() {
 PIN="taskset -c 0"
 if section rr; then
 	echo "== tcp_rr, 1 flow, 1-byte messages, pinned to CPU 0 (trans/s)"
-	for i in $(seq "$REPS"); do
+	for ROUND in $(seq "$REPS"); do
 		rr_round pinned "$PIN"
 	done
 	echo "== tcp_rr, 1 flow, unpinned (trans/s)"
-	for i in $(seq "$UREPS"); do
+	for ROUND in $(seq "$UREPS"); do
 		rr_round unpinned ""
 	done
 	echo "== tcp_rr -F 4 -T 2 (trans/s)"
-	for i in $(seq "$REPS"); do
+	for ROUND in $(seq "$REPS"); do
 		ns_rr pinned.netstage_F4T2 "$PIN" -F 4 -T 2
 		ns_rr unpinned.netstage_F4T2 "" -F 4 -T 2
 	done
@@ -264,7 +266,7 @@ fi
 # loop; netperf has no mode that does not sleep.
 if section busy; then
 	echo "== tcp_rr, 1 flow, unpinned, never sleeping (trans/s; CPU us a transaction)"
-	for i in $(seq "$UREPS"); do
+	for ROUND in $(seq "$UREPS"); do
 		for m in epoll busy spin; do
 			cpu_sampler & cost=$!
 			ns_rr busy.netstage_$m "" --io-mode=$m
@@ -292,7 +294,7 @@ if section stream; then
 	[ -n "$cc" ] ||
 		cc="$(sysctl -n net.ipv4.tcp_congestion_control), the system default"
 	echo "== tcp_stream, 1 flow (Mbps), congestion control: $cc"
-	for i in $(seq "$REPS"); do
+	for ROUND in $(seq "$REPS"); do
 		for pin in "$PIN" ""; do
 			mode=$([ -n "$pin" ] && echo pinned || echo unpinned)
 			ns_stream $mode.netstage_stream_16k "$pin" "${NS_CC[@]}"
@@ -310,21 +312,24 @@ if section stream; then
 fi
 
 echo
-echo "== medians (min..max), and ratios netstage/peer of medians"
+echo "== medians (min..max); netstage/peer: ratio of medians, then the"
+echo "   median of the rounds' ratios with its interval (coverage, rounds)"
+echo "   and whether netstage is ahead, level or behind by it"
 python3 - "$OUT/figures" <<'EOF'
 import statistics, sys
-runs = {}
-for line in open(sys.argv[1]):
-    k, v = line.split()
-    runs.setdefault(k, []).append(float(v))
+sys.path.insert(0, "bench")
+import paired
+rounds = paired.read_rounds(sys.argv[1])
+runs = {k: list(v.values()) for k, v in rounds.items()}
 med = {k: statistics.median(v) for k, v in runs.items()}
 for k, v in runs.items():
     print(f"  {k:34} {med[k]:12.1f}  ({min(v):.1f}..{max(v):.1f}, n={len(v)})")
 print()
 
-def ratio(a, b):
+def ratio(a, b, words=("ahead", "level", "behind")):
     if med.get(a) and med.get(b):
-        print(f"  {a:30} / {b:26} = {med[a] / med[b]:5.2f}")
+        print(f"  {a:30} / {b:26} = {med[a] / med[b]:5.2f}  "
+              f"{paired.line(rounds, a, b, words=words) or ''}")
 
 for mode in ("pinned", "unpinned"):
     for ns in ("netstage_epoll", "netstage_blocking"):
@@ -339,5 +344,6 @@ for ns in ("busy", "spin"):
                  "netperf"):
         ratio(f"busy.netstage_{ns}", f"busy.{peer}")
         ratio(f"busy.netstage_{ns}.us_per_trans",
-              f"busy.{peer}.us_per_trans")
+              f"busy.{peer}.us_per_trans",
+              ("more CPU", "level", "less CPU"))
 EOF

@@ -1,0 +1,57 @@
+# The benches' paired comparison (bench/paired.py), on figures whose
+# answer is known (sourced by run.sh).
+
+PAIRED="python3 $PWD/bench/paired.py"
+
+# figures NAME VALUE ROUND ...: lines of a figures file, three at a time.
+figures() {
+	while [ $# -ge 3 ]; do
+		echo "$1 $2 $3"
+		shift 3
+	done
+}
+
+t_paired_ratio_interval_and_verdict() {
+	local i r
+
+	# Nine rounds, the peer at 100: ratios 0.95..1.05, median 1.00.
+	# Nine draws hold the median between their 2nd and 8th with
+	# probability 1 - 2 * 10/512 = 96.1%.
+	i=0
+	for r in 95 97 98 99 100 101 102 103 105; do
+		i=$((i + 1))
+		figures a "$r" $i b 100 $i
+	done > level
+	expect_eq "$($PAIRED level a b)" \
+		"a / b = 1.000 [0.970..1.030] (96.1%, 9 rounds) level" "level"
+	# All above: the 2nd lowest ratio, 1.02, is still above 1.
+	i=0
+	for r in 101 102 103 104 105 106 107 108 109; do
+		i=$((i + 1))
+		figures a "$r" $i b 100 $i
+	done > ahead
+	expect_eq "$($PAIRED ahead a b)" \
+		"a / b = 1.050 [1.020..1.080] (96.1%, 9 rounds) ahead" "ahead"
+	expect_eq "$($PAIRED ahead b a)" \
+		"b / a = 0.952 [0.926..0.980] (96.1%, 9 rounds) behind" "behind"
+}
+
+t_paired_ratios_pair_rounds_not_positions() {
+	# The machine doubles its speed every other round; a is 2% faster
+	# than b in every round. Its figures come in another order, and a
+	# round b has no figure for pairs with nothing.
+	figures b 100 1 b 200 2 b 100 3 b 200 4 b 100 5 b 200 6 b 100 7 \
+		a 204 6 a 102 1 a 204 2 a 102 7 a 102 3 a 204 4 a 102 5 \
+		a 999 8 > drift
+	expect_eq "$($PAIRED drift a b)" \
+		"a / b = 1.020 [1.020..1.020] (98.4%, 7 rounds) ahead" "pairs"
+	# Seven draws are too few for 95% between any but the extremes;
+	# three hold the median between theirs with 75%, too little to
+	# tell ahead (all three ratios are 2 or more) from level.
+	figures a 2 1 b 1 1 a 3 2 b 1 2 a 4 3 b 1 3 > three
+	expect_eq "$($PAIRED three a b)" \
+		"a / b = 3.000 [2.000..4.000] (75.0%, 3 rounds) too few rounds to tell" \
+		"three"
+	figures a 1 1 b 1 1 > one
+	expect_eq "$($PAIRED one a b)" "a / b = too few rounds" "one round"
+}
