@@ -17,8 +17,9 @@ FUZZ="libclang-rt-dev"
 # chromium renders the --report HTML headless (its script must run clean);
 # python3-jsonschema validates every JSON document against docs/.
 # nodejs runs Chrome's trace engine on the --perfetto file (below).
+# strace shows which socket options a data socket gets before connect().
 TEST="python3 python3-jsonschema iproute2 procps nftables memcached socat \
-haproxy valgrind chromium nodejs"
+haproxy valgrind chromium nodejs strace"
 # Debian ships npm apart from nodejs; NodeSource's nodejs has it inside.
 command -v npm > /dev/null || TEST="$TEST npm"
 PKGS="$BUILD $BPF $FUZZ $TEST ${EXTRA_PKGS:-}"

@@ -133,7 +133,7 @@ static int open_flows(struct client *c)
 		       (o->io_mode != IO_BLOCKING &&
 			(o->nonblocking || o->edge_trigger || !c->wl->is_rr));
 	struct side_hook sh = { c->side.rs.script, HOOK_CLIENT_SOCKET, 0, 0 };
-	struct net_cb cb = { side_socket_hook, &sh };
+	struct net_cb cb = { sh.sc ? side_socket_hook : NULL, &sh, 1 };
 	int i, fd;
 
 	c->side.rs.data_addr = c->data;
@@ -147,8 +147,7 @@ static int open_flows(struct client *c)
 		}
 		sh.worker = i % o->num_threads;
 		fd = net_connect(o, c->wl->socktype, &c->data, i,
-				 CTL_TIMEOUT_MS,
-				 sh.sc ? &cb : NULL, c->err, sizeof(c->err));
+				 CTL_TIMEOUT_MS, &cb, c->err, sizeof(c->err));
 		if (fd < 0)
 			return -1;
 		if (net_data_sockopts(o, fd, c->wl->socktype, c->err,

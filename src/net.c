@@ -65,10 +65,15 @@ static int sys_fail(int fd, char *err, size_t len, const char *what)
 	return -1;
 }
 
-static int call_cb(const struct net_cb *cb, int fd, const struct addr *a,
-		   int socktype, char *err, size_t len)
+static int call_cb(const struct options *o, const struct net_cb *cb, int fd,
+		   const struct addr *a, int socktype, char *err, size_t len)
 {
-	if (!cb || !cb->fn(cb->arg, fd, a, socktype))
+	if (cb && cb->data &&
+	    net_set_congestion(o, fd, socktype, err, len)) {
+		close(fd);
+		return -1;
+	}
+	if (!cb || !cb->fn || !cb->fn(cb->arg, fd, a, socktype))
 		return 0;
 	snprintf(err, len, "a socket hook of the script failed");
 	close(fd);
@@ -89,7 +94,7 @@ int net_listen(const struct options *o, int socktype, int port,
 	fd = socket(a.ss.ss_family, socktype | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return sys_fail(-1, err, len, "socket");
-	if (call_cb(cb, fd, &a, socktype, err, len))
+	if (call_cb(o, cb, fd, &a, socktype, err, len))
 		return -1;
 	if (a.ss.ss_family == AF_INET6 && !o->ipv6)
 		set_int(fd, IPPROTO_IPV6, IPV6_V6ONLY, 0);
@@ -153,7 +158,7 @@ int net_connect(const struct options *o, int socktype, const struct addr *a,
 		    0);
 	if (fd < 0)
 		return sys_fail(-1, err, len, "socket");
-	if (call_cb(cb, fd, a, socktype, err, len))
+	if (call_cb(o, cb, fd, a, socktype, err, len))
 		return -1;
 	if (o->local_host) {
 		if (net_resolve(net_local_host(o->local_host, from, host,
@@ -225,6 +230,17 @@ int net_check_congestion(const struct options *o, char *err, size_t len)
 	return rc;
 }
 
+int net_set_congestion(const struct options *o, int fd, int socktype,
+		       char *err, size_t len)
+{
+	if (socktype != SOCK_STREAM || !o->congestion)
+		return 0;
+	if (setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, o->congestion,
+		       strlen(o->congestion)))
+		return congestion_fail(o->congestion, err, len);
+	return 0;
+}
+
 int net_data_sockopts(const struct options *o, int fd, int socktype,
 		      char *err, size_t len)
 {
@@ -240,10 +256,6 @@ int net_data_sockopts(const struct options *o, int fd, int socktype,
 	    set_int(fd, IPPROTO_TCP, TCP_RTO_MIN_US, o->min_rto * 1000))
 		return sys_fail(-1, err, len,
 				"setsockopt(TCP_RTO_MIN_US) for --min-rto");
-	if (socktype == SOCK_STREAM && o->congestion &&
-	    setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, o->congestion,
-		       strlen(o->congestion)))
-		return congestion_fail(o->congestion, err, len);
 	if (socktype == SOCK_STREAM)
 		note_congestion(fd);
 	if (o->debug && set_int(fd, SOL_SOCKET, SO_DEBUG, 1))

@@ -17,13 +17,16 @@ struct addr {
 int net_family(const struct options *o);
 
 /*
- * Called right after socket(), before bind or connect, with the address
- * the socket will have or reach (--script socket hooks). Non-zero fails
+ * What a socket gets right after socket(), before bind or connect.
+ * `data`: it is a data socket, which takes --congestion now (see
+ * net_set_congestion()). fn, if any, is called with the address the
+ * socket will have or reach (--script socket hooks); non-zero fails
  * the call.
  */
 struct net_cb {
 	int (*fn)(void *arg, int fd, const struct addr *a, int socktype);
 	void *arg;
+	int data;
 };
 
 /*
@@ -65,8 +68,17 @@ int net_check_congestion(const struct options *o, char *err, size_t len);
  */
 const char *net_congestion(void);
 /*
+ * --congestion on a TCP data socket before its connection exists (a
+ * connecting socket, or a listener whose connections inherit it). TCP
+ * starts a connection's algorithm as the connection is established,
+ * and BBR then turns on pacing, which a later change of algorithm
+ * leaves on. 0, or -1 with err filled.
+ */
+int net_set_congestion(const struct options *o, int fd, int socktype,
+		       char *err, size_t len);
+/*
  * Options every data socket gets: TCP_NODELAY (rr), pacing, RTO,
- * --congestion, SO_DEBUG.
+ * SO_DEBUG.
  */
 int net_data_sockopts(const struct options *o, int fd, int socktype,
 		      char *err, size_t len);

@@ -227,13 +227,13 @@ static int accept_flows(struct server *sv)
 static int open_per_worker(struct server *sv, int socktype)
 {
 	struct side_hook sh = { sv->side.rs.script, HOOK_SERVER_SOCKET, 0, 0 };
-	struct net_cb cb = { side_socket_hook, &sh };
+	struct net_cb cb = { sh.sc ? side_socket_hook : NULL, &sh, 1 };
 	int i, fd;
 
 	for (i = 0; i < sv->o->num_threads; i++) {
 		sh.worker = i;
-		fd = net_listen(sv->o, socktype, sv->data_port, 1,
-				sh.sc ? &cb : NULL, sv->err, sizeof(sv->err));
+		fd = net_listen(sv->o, socktype, sv->data_port, 1, &cb,
+				sv->err, sizeof(sv->err));
 		if (fd < 0 || setup_data_socket(sv, fd, i))
 			return -1;
 		sv->side.flows[sv->side.nflows - 1]->hooked = sh.sc != NULL;
@@ -251,7 +251,8 @@ static int open_listeners(struct server *sv)
 {
 	struct options *o = sv->o;
 	unsigned char port[2];
-	struct net_cb cb = { side_socket_hook, &sv->hook };
+	struct net_cb cb = { sv->hook.sc ? side_socket_hook : NULL, &sv->hook,
+			     1 };
 
 	sv->ctl_listen = net_listen(o, SOCK_STREAM, o->control_port, 0, NULL,
 				    sv->err, sizeof(sv->err));
@@ -260,9 +261,8 @@ static int open_listeners(struct server *sv)
 	sv->data_port = o->port;
 	/* UDP and tcp_crr sockets belong to each test: see serve(). */
 	if (sv->wl->socktype == SOCK_STREAM && !sv->wl->accepts_per_worker) {
-		sv->data_listen = net_listen(o, SOCK_STREAM, o->port, 0,
-					     sv->hook.sc ? &cb : NULL, sv->err,
-					     sizeof(sv->err));
+		sv->data_listen = net_listen(o, SOCK_STREAM, o->port, 0, &cb,
+					     sv->err, sizeof(sv->err));
 		if (sv->data_listen < 0)
 			return -1;
 		sv->data_port = net_local_port(sv->data_listen);

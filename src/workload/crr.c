@@ -39,8 +39,9 @@ static void reconnect(struct worker *w, struct flow *f, uint64_t now)
 		return;
 	fd = socket(rs->data_addr.ss.ss_family,
 		    SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0 || net_data_sockopts(rs->o, fd, SOCK_STREAM, err,
-					sizeof(err)) ||
+	if (fd < 0 ||
+	    net_set_congestion(rs->o, fd, SOCK_STREAM, err, sizeof(err)) ||
+	    net_data_sockopts(rs->o, fd, SOCK_STREAM, err, sizeof(err)) ||
 	    (w->sw && script_socket_hook(w->sw, HOOK_CLIENT_SOCKET, fd,
 					 &rs->data_addr, SOCK_STREAM))) {
 		worker_error(w, errno);

@@ -408,6 +408,47 @@ t_congestion_control_is_set_and_read_back() {
 		udp_rr --congestion reno
 }
 
+# A connection starts its congestion control as it is established, and
+# BBR turns on pacing then, which a later change of algorithm leaves on:
+# --congestion cubic set after connect() ran at 0.4 of the system's
+# cubic here. So each data socket takes it before connect() or listen()
+# (an accepted one inherits the listener's) and never after (strace).
+t_congestion_control_precedes_the_connection() {
+	local wl
+
+	for wl in tcp_stream tcp_crr; do
+		strace -f -qq -o trace.$wl \
+			-e trace=socket,setsockopt,connect,listen \
+			"$NETSTAGE" $wl --local -l 1 -q --congestion reno \
+			> out 2> err
+		python3 - trace.$wl > order <<'EOF'
+import re, sys
+cc = {}
+counts = {"connect": 0, "listen": 0, "late": 0}
+for line in open(sys.argv[1]):
+    m = re.match(r"(\d+) +(\w+)\((\d+)?.*\) += (-?\d+)", line)
+    if not m:
+        continue
+    pid, call, fd, ret = m.groups()
+    if call == "socket":
+        cc[pid, ret] = None     # made: no algorithm, no connection
+    elif call == "setsockopt" and "TCP_CONGESTION" in line:
+        if cc.get((pid, fd), "connected") is not None:
+            counts["late"] += 1
+        cc[pid, fd] = "set"
+    elif call in ("connect", "listen") and (pid, fd) in cc:
+        if cc[pid, fd] == "set":
+            counts[call] += 1
+        cc[pid, fd] = "connected"
+print(" ".join(f"{k}={v}" for k, v in counts.items()))
+EOF
+		expect_eq "$(sed 's/connect=[0-9]*/connect=N/' order)" \
+			"connect=N listen=1 late=0" "$wl: $(cat order)"
+		grep -q 'connect=[1-9]' order ||
+			fail "$wl: no data connection took it first"
+	done
+}
+
 t_separate_server_and_client_with_other_threads() {
 	start_server tcp_rr -T 1
 	ns tcp_rr -c -H 127.0.0.1 -C "$CPORT" -l 1 -q -F 6 -T 3 > cli.out
