@@ -10,10 +10,12 @@
 # the CPU each transaction costs), stream (tcp_stream at 16 KiB and
 # 128 KiB writes, pinned and unpinned).
 #
-# -c CONGESTION: every tool's stream connections use that TCP congestion
-# control (netstage --congestion, iperf3 -C, iperf -Z, netperf -K)
-# instead of the system's; loopback bulk moves by 2x between BBR and
-# cubic here.
+# -c CONGESTION: the stream section runs under that TCP congestion
+# control, made the system's (net.ipv4.tcp_congestion_control, root) for
+# the section and restored after; loopback bulk moves by 2x between BBR
+# and cubic here. Not each tool's own option: iperf3 3.12's -C sets it
+# after connect(), when the system's BBR has already turned pacing on
+# for good, so its connections would stay paced and the others not.
 #
 # Pinned (server and client on CPU 0 with taskset) is the headline:
 # loopback figures on 2-core machines are bimodal otherwise. Unpinned
@@ -53,7 +55,10 @@ if [ -n "$NETPERF" ] && [ ! -x "$NETPERF/netperf" ]; then
 fi
 [ -x $NS ] || make -s || exit 1
 OUT=$(mktemp -d /tmp/netstage-bench.XXXXXX)
-trap 'pkill -P $$; rm -rf "$OUT"' EXIT
+SYS_CC=
+# -c: the system's congestion control back as it was, however the run ends.
+trap 'pkill -P $$; rm -rf "$OUT"
+	[ -z "$SYS_CC" ] || sysctl -qw net.ipv4.tcp_congestion_control="$SYS_CC"' EXIT
 PORT=$((30000 + RANDOM % 10000))
 NCPU=$(nproc)
 
@@ -287,28 +292,33 @@ fi
 # Same bytes per send() on both sides: 16 KiB is netstage's (and
 # neper's) default, 128 KiB iperf3's (and netperf's here: -m).
 if section stream; then
-	NS_CC=() IP_CC=() I2_CC=() NP_CC=()
-	[ -z "$CC" ] || NS_CC=(--congestion "$CC") IP_CC=(-C "$CC") \
-		I2_CC=(-Z "$CC") NP_CC=(-K "$CC")
-	cc=$CC
-	[ -n "$cc" ] ||
-		cc="$(sysctl -n net.ipv4.tcp_congestion_control), the system default"
+	cc="$(sysctl -n net.ipv4.tcp_congestion_control), the system default"
+	if [ -n "$CC" ]; then
+		SYS_CC=$(sysctl -n net.ipv4.tcp_congestion_control)
+		sysctl -qw net.ipv4.tcp_congestion_control="$CC" || {
+			echo "bench: -c $CC: cannot make it the system's" >&2
+			exit 1
+		}
+		cc="$CC, made the system's for this section"
+	fi
 	echo "== tcp_stream, 1 flow (Mbps), congestion control: $cc"
 	for ROUND in $(seq "$REPS"); do
 		for pin in "$PIN" ""; do
 			mode=$([ -n "$pin" ] && echo pinned || echo unpinned)
-			ns_stream $mode.netstage_stream_16k "$pin" "${NS_CC[@]}"
-			iperf3_stream $mode.iperf3_16k "$pin" -l 16K "${IP_CC[@]}"
-			iperf2_stream $mode.iperf2_16k "$pin" 16K "${I2_CC[@]}"
-			ns_stream $mode.netstage_stream_128k "$pin" -B 131072 \
-				"${NS_CC[@]}"
-			iperf3_stream $mode.iperf3_128k "$pin" "${IP_CC[@]}"
-			iperf2_stream $mode.iperf2_128k "$pin" 128K "${I2_CC[@]}"
+			ns_stream $mode.netstage_stream_16k "$pin"
+			iperf3_stream $mode.iperf3_16k "$pin" -l 16K
+			iperf2_stream $mode.iperf2_16k "$pin" 16K
+			ns_stream $mode.netstage_stream_128k "$pin" -B 131072
+			iperf3_stream $mode.iperf3_128k "$pin"
+			iperf2_stream $mode.iperf2_128k "$pin" 128K
 			[ -z "$NETPERF" ] ||
 				netperf_run $mode.netperf_128k "$pin" \
-					TCP_STREAM -m 131072 "${NP_CC[@]}"
+					TCP_STREAM -m 131072
 		done
 	done
+	[ -z "$SYS_CC" ] ||
+		sysctl -qw net.ipv4.tcp_congestion_control="$SYS_CC"
+	SYS_CC=
 fi
 
 echo
