@@ -11,25 +11,25 @@ figures() {
 	done
 }
 
-t_paired_ratio_interval_and_verdict() {
-	local i r
+# against_100 A...: a figure A in round i for each A, b's 100 beside it.
+against_100() {
+	local i=0 r
 
+	for r in "$@"; do
+		i=$((i + 1))
+		figures a "$r" $i b 100 $i
+	done
+}
+
+t_paired_ratio_interval_and_verdict() {
 	# Nine rounds, the peer at 100: ratios 0.95..1.05, median 1.00.
 	# Nine draws hold the median between their 2nd and 8th with
 	# probability 1 - 2 * 10/512 = 96.1%.
-	i=0
-	for r in 95 97 98 99 100 101 102 103 105; do
-		i=$((i + 1))
-		figures a "$r" $i b 100 $i
-	done > level
+	against_100 95 97 98 99 100 101 102 103 105 > level
 	expect_eq "$($PAIRED level a b)" \
 		"a / b = 1.000 [0.970..1.030] (96.1%, 9 rounds) level" "level"
 	# All above: the 2nd lowest ratio, 1.02, is still above 1.
-	i=0
-	for r in 101 102 103 104 105 106 107 108 109; do
-		i=$((i + 1))
-		figures a "$r" $i b 100 $i
-	done > ahead
+	against_100 101 102 103 104 105 106 107 108 109 > ahead
 	expect_eq "$($PAIRED ahead a b)" \
 		"a / b = 1.050 [1.020..1.080] (96.1%, 9 rounds) ahead" "ahead"
 	expect_eq "$($PAIRED ahead b a)" \
