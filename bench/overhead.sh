@@ -16,9 +16,11 @@
 # (tcp_rr --burst N) in every run.
 # Pinned (server and client on CPU 0) by default: unpinned loopback is
 # bimodal on 2 cores. -P runs unpinned. Prints every run, medians, the
-# ratio traced/untraced and the added nanoseconds per transaction, what
-# each traced run says it cost (trace_cost_ns, trace_cost_user_ns); then
-# BPF start-up time and per-program run time from bpf_stats.
+# ratio traced/untraced and the added nanoseconds per transaction, the
+# same ratios and p50 deltas paired by round with their intervals
+# (bench/paired.py), what each traced run says it cost (trace_cost_ns,
+# trace_cost_user_ns); then BPF start-up time and per-program run time
+# from bpf_stats.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 

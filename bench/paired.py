@@ -38,8 +38,8 @@ def read_rounds(path):
 
 
 def coverage(n, k):
-    """P(x(k) <= median <= x(n+1-k)) for n draws of any continuous
-    distribution: 1 - 2 P(Binomial(n, 1/2) < k)."""
+    """P(x(k) <= m <= x(n+1-k)) for n draws of any continuous
+    distribution whose median is m: 1 - 2 P(Binomial(n, 1/2) < k)."""
     return 1 - 2 * sum(math.comb(n, i) for i in range(k)) / 2 ** n
 
 
@@ -83,7 +83,7 @@ def line(runs, a, b, combine=lambda x, y: x / y, target=1.0, fmt="5.3f",
     if cov < TELLS:
         v = "too few rounds to tell"
     return (f"{m:{fmt}} [{lo:{fmt}}..{hi:{fmt}}] "
-            f"({cov:.1%}, {len(xs)} rounds) {v}")
+            f"({cov:.1%}, {len(xs)} rounds)" + (f" {v}" if v else ""))
 
 
 def main(argv):

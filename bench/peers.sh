@@ -20,7 +20,10 @@
 # Pinned (server and client on CPU 0 with taskset) is the headline:
 # loopback figures on 2-core machines are bimodal otherwise. Unpinned
 # runs are repeated more often so both modes show. Prints every run, then
-# medians and netstage/peer ratios. Needs sockperf, qperf, iperf3 and
+# medians and netstage/peer ratios: of the medians, and the median of
+# the rounds' own ratios with an interval that says whether netstage is
+# ahead, level or behind (bench/paired.py; five rounds or more for an
+# interval that tells). Needs sockperf, qperf, iperf3 and
 # iperf 2 (EXTRA_PKGS="sockperf qperf iperf3 iperf" scripts/install-deps.sh);
 # netperf is not a Debian package: build it from its source outside the
 # tree and give -n the directory holding netperf and netserver.
