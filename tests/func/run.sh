@@ -530,6 +530,45 @@ t_tcp_stream_bytes_agree_exactly() {
 		"$(key out client.bytes_written)" "server read all"
 }
 
+# A short recv does not end a stream reader's turn: it reads on to
+# EAGAIN, since on a busy stream more has landed meanwhile. Slow 1000-byte
+# writes against 65536-byte reads make every read short.
+t_stream_reader_reads_on_to_eagain() {
+	local srv
+
+	next_ports
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
+		timeout -k 5 "$BOUND" strace -f -qq -o trace.srv \
+		-e trace=recvfrom,epoll_pwait2 "$NETSTAGE" tcp_stream \
+		-C "$CPORT" -P "$DPORT" -q -B 65536 > srv.out 2> srv.err &
+	srv=$!
+	wait_port "$CPORT"
+	ns tcp_stream -c -H 127.0.0.1 -C "$CPORT" -l 1 -q -B 1000 -D 1ms \
+		> cli.out
+	wait "$srv"
+	python3 - trace.srv > turns <<'EOF'
+import re, sys
+last = {}
+short = stopped = 0
+for line in open(sys.argv[1]):
+    m = re.match(r"(\d+) +(\w+)\(.*\) += (-?\d+)", line)
+    if not m:
+        continue
+    tid, call, ret = m.groups()
+    if call == "recvfrom" and ", 65536, MSG_DONTWAIT" not in line:
+        continue            # the control connection
+    if call == "epoll_pwait2" and last.get(tid) == "short":
+        stopped += 1
+    short += call == "recvfrom" and 0 < int(ret) < 65536
+    last[tid] = "short" if call == "recvfrom" and 0 < int(ret) < 65536 \
+        else call
+print(short, stopped)
+EOF
+	read -r short stopped < turns
+	expect_gt "$short" 100 "short reads"
+	expect_eq "$stopped" 0 "short reads that ended a turn"
+}
+
 t_tcp_stream_ipv6() {
 	ns tcp_stream --local -6 -l 1 -q > out
 	expect_eq "$(key out server.bytes_read)" \
