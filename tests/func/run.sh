@@ -532,36 +532,38 @@ t_tcp_stream_bytes_agree_exactly() {
 
 # A short recv does not end a stream reader's turn: it reads on to
 # EAGAIN, since on a busy stream more has landed meanwhile. Slow 1000-byte
-# writes against 65536-byte reads make every read short.
+# writes against 65536-byte reads make every read short. strace -ff: a
+# file per thread, so no call is split by another thread's.
 t_stream_reader_reads_on_to_eagain() {
 	local srv
 
 	next_ports
 	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
-		timeout -k 5 "$BOUND" strace -f -qq -o trace.srv \
-		-e trace=recvfrom,epoll_pwait2 "$NETSTAGE" tcp_stream \
-		-C "$CPORT" -P "$DPORT" -q -B 65536 > srv.out 2> srv.err &
+		timeout -k 5 "$BOUND" strace -ff -qq -o trace.srv \
+		-e trace=recvfrom,epoll_pwait2,epoll_wait "$NETSTAGE" \
+		tcp_stream -C "$CPORT" -P "$DPORT" -q -B 65536 \
+		> srv.out 2> srv.err &
 	srv=$!
 	wait_port "$CPORT"
 	ns tcp_stream -c -H 127.0.0.1 -C "$CPORT" -l 1 -q -B 1000 -D 1ms \
 		> cli.out
 	wait "$srv"
-	python3 - trace.srv > turns <<'EOF'
+	python3 - trace.srv.* > turns <<'EOF'
 import re, sys
-last = {}
 short = stopped = 0
-for line in open(sys.argv[1]):
-    m = re.match(r"(\d+) +(\w+)\(.*\) += (-?\d+)", line)
-    if not m:
-        continue
-    tid, call, ret = m.groups()
-    if call == "recvfrom" and ", 65536, MSG_DONTWAIT" not in line:
-        continue            # the control connection
-    if call == "epoll_pwait2" and last.get(tid) == "short":
-        stopped += 1
-    short += call == "recvfrom" and 0 < int(ret) < 65536
-    last[tid] = "short" if call == "recvfrom" and 0 < int(ret) < 65536 \
-        else call
+for name in sys.argv[1:]:
+    after_short = False
+    for line in open(name):
+        m = re.match(r"(\w+)\(.*\) += (-?\d+)", line)
+        if not m:
+            continue
+        call, ret = m.group(1), int(m.group(2))
+        if call.startswith("epoll_"):
+            stopped += after_short
+            after_short = False
+        elif ", 65536, MSG_DONTWAIT" in line:   # not the control's
+            after_short = 0 < ret < 65536
+            short += after_short
 print(short, stopped)
 EOF
 	read -r short stopped < turns
