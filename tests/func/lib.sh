@@ -122,6 +122,12 @@ wait_port() {
 	fail "nothing listens on port $1${2:+ at $2}"
 }
 
+# under_strace ARGS...: strace ARGS with LeakSanitizer off in a sanitizer
+# build, since it cannot work under ptrace; the rest of ASan can.
+under_strace() {
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 strace "$@"
+}
+
 # Tracing loads BPF: root only. Others skip, saying so.
 need_root() {
 	if [ "$(id -u)" -ne 0 ]; then

@@ -417,9 +417,7 @@ t_congestion_control_precedes_the_connection() {
 	local wl
 
 	for wl in tcp_stream tcp_crr; do
-		# LeakSanitizer cannot work under ptrace; the rest of ASan can.
-		ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
-			strace -f -qq -o trace.$wl \
+		under_strace -f -qq -o trace.$wl \
 			-e trace=socket,setsockopt,connect,listen \
 			"$NETSTAGE" $wl --local -l 1 -q --congestion reno \
 			> out 2> err
@@ -538,10 +536,9 @@ t_stream_reader_reads_on_to_eagain() {
 	local srv
 
 	next_ports
-	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
-		timeout -k 5 "$BOUND" strace -ff -qq -o trace.srv \
-		-e trace=recvfrom,epoll_pwait2,epoll_wait "$NETSTAGE" \
-		tcp_stream -C "$CPORT" -P "$DPORT" -q -B 65536 \
+	under_strace -ff -qq -o trace.srv \
+		-e trace=recvfrom,epoll_pwait2,epoll_wait timeout -k 5 "$BOUND" \
+		"$NETSTAGE" tcp_stream -C "$CPORT" -P "$DPORT" -q -B 65536 \
 		> srv.out 2> srv.err &
 	srv=$!
 	wait_port "$CPORT"
