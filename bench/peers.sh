@@ -1,6 +1,7 @@
 #!/bin/bash
 # netstage against its peers on loopback, alternating run by run so that
-# every ratio compares figures taken side by side in one invocation.
+# every ratio compares figures taken side by side in one invocation; the
+# order of the tools rotates by round.
 #
 #   bench/peers.sh [-r REPS] [-l SECONDS] [-u UNPINNED_REPS]
 #                  [-n NETPERF_BIN_DIR] [-s SECTIONS] [-c CONGESTION]
@@ -243,13 +244,29 @@ iperf2_stream() {
 	wait $srv 2> /dev/null
 }
 
+# rotate CMD...: run the commands (evaluated here) in turn, starting at
+# the ROUND-th, so that no tool runs after the same one in every round:
+# a run can inherit the state the one before it left (socket memory,
+# caches, where the scheduler put things), and a fixed order gives
+# that to one tool only.
+rotate() {
+	local i k
+
+	for ((i = 0; i < $#; i++)); do
+		k=$(((ROUND + i) % $# + 1))
+		eval "${!k}"
+	done
+}
+
 # rr_round MODE PIN: one run of every tool's 1-flow tcp_rr.
 rr_round() {
-	ns_rr "$1.netstage_epoll" "$2"
-	ns_rr "$1.netstage_blocking" "$2" --io-mode=blocking
-	sockperf_pp "$1.sockperf" "$2"
-	qperf_lat "$1.qperf" "$2"
-	[ -z "$NETPERF" ] || netperf_run "$1.netperf" "$2" TCP_RR
+	local mode=$1 pin=$2
+
+	rotate 'ns_rr "$mode.netstage_epoll" "$pin"' \
+		'ns_rr "$mode.netstage_blocking" "$pin" --io-mode=blocking' \
+		'sockperf_pp "$mode.sockperf" "$pin"' \
+		'qperf_lat "$mode.qperf" "$pin"' \
+		'[ -z "$NETPERF" ] || netperf_run "$mode.netperf" "$pin" TCP_RR'
 }
 
 PIN="taskset -c 0"
@@ -308,15 +325,16 @@ if section stream; then
 	for ROUND in $(seq "$REPS"); do
 		for pin in "$PIN" ""; do
 			mode=$([ -n "$pin" ] && echo pinned || echo unpinned)
-			ns_stream $mode.netstage_stream_16k "$pin"
-			iperf3_stream $mode.iperf3_16k "$pin" -l 16K
-			iperf2_stream $mode.iperf2_16k "$pin" 16K
-			ns_stream $mode.netstage_stream_128k "$pin" -B 131072
-			iperf3_stream $mode.iperf3_128k "$pin"
-			iperf2_stream $mode.iperf2_128k "$pin" 128K
-			[ -z "$NETPERF" ] ||
-				netperf_run $mode.netperf_128k "$pin" \
-					TCP_STREAM -m 131072
+			rotate 'ns_stream $mode.netstage_stream_16k "$pin"' \
+				'iperf3_stream $mode.iperf3_16k "$pin" -l 16K' \
+				'iperf2_stream $mode.iperf2_16k "$pin" 16K'
+			rotate 'ns_stream $mode.netstage_stream_128k "$pin" \
+					-B 131072' \
+				'iperf3_stream $mode.iperf3_128k "$pin"' \
+				'iperf2_stream $mode.iperf2_128k "$pin" 128K' \
+				'[ -z "$NETPERF" ] ||
+					netperf_run $mode.netperf_128k "$pin" \
+						TCP_STREAM -m 131072'
 		done
 	done
 	[ -z "$SYS_CC" ] ||
