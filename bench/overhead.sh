@@ -157,13 +157,14 @@ $PIN $NS $WL --local -q -l "$LEN" --trace --trace-sched > "$OUT/stats.out" \
 	2> /dev/null &
 stats=$!
 # The programs go with the run, and a look at a fixed time into it found
-# none counting on a slower machine: look until the run ends, and keep
-# the last look that found programs counting.
-echo '[]' > "$OUT/progs.json"
+# none counting on a slower machine: look until the run ends. The last
+# looks fall in its teardown, with some programs gone, so the summary
+# takes the look that counted the most runs.
+mkdir -p "$OUT/looks"
+n=0
 while kill -0 "$stats" 2> /dev/null; do
-	bpftool prog show -j > "$OUT/progs.now" 2> /dev/null &&
-		grep -q '"run_cnt"' "$OUT/progs.now" &&
-		mv "$OUT/progs.now" "$OUT/progs.json"
+	bpftool prog show -j > "$OUT/looks/$n.json" 2> /dev/null
+	n=$((n + 1))
 	sleep 0.2
 done
 wait "$stats"
@@ -272,7 +273,13 @@ for f in ("F1", "F4"):
                   f"(user {self.get(k + '.client.user_ns', 0):4.0f})  "
                   f"server {self.get(k + '.server.ns', 0):6.0f} "
                   f"(user {self.get(k + '.server.user_ns', 0):4.0f})")
-progs = [p for p in json.load(open(f"{out}/progs.json")) if p.get("run_cnt")]
+def counted(path):
+    try:
+        return [p for p in json.load(open(path)) if p.get("run_cnt")]
+    except ValueError:          # a look cut short as the run ended
+        return []
+looks = [counted(f"{out}/looks/{f}") for f in os.listdir(f"{out}/looks")]
+progs = max(looks, key=lambda l: sum(p["run_cnt"] for p in l), default=[])
 names = {}
 for p in progs:
     n = names.setdefault(p["name"], [0, 0])
