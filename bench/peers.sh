@@ -82,7 +82,10 @@ fi
 # start) is left out, and said so, rather than counted as 0.
 ROUND=0
 record() {
-	if ! [[ "$2" =~ ^[0-9]+(\.[0-9]+)?$ ]]; then
+	# No tool that ran measures 0: a 0 is a run that failed (iperf (2)
+	# printed one), and kept it would pull its tool's median down.
+	if ! [[ "$2" =~ ^[0-9]+(\.[0-9]+)?$ ]] ||
+	   [[ "$2" =~ ^0+(\.0+)?$ ]]; then
 		printf '  %-34s %12s\n' "$1" "no figure"
 		return
 	fi
