@@ -15,6 +15,19 @@ CHECK_CHROME="node $(pwd)/tests/func/check_chrome_trace.mjs $(pwd)/build-node/no
 # check_trace_counts OUT SIDE [STAGE] [PCT]: STAGE's histogram holds
 # every traced transaction (tcp_tx; udp_rr has udp_rx), and at most
 # PCT% (1) are incomplete.
+# not_timed_but_held_back ERR SIDE: SIDE's transactions not timed for any
+# reason but a response held back past its send()'s return (lean records:
+# out of order at APP_DONE), as the stage table in ERR counts them.
+not_timed_but_held_back() {
+	awk -v side="netstage $2:" '
+		/^netstage / { in_side = index($0, side) == 1 }
+		in_side && /not timed:/ {
+			if ($5 != "(0" || $14 != "0")
+				print
+		}
+		in_side && /^  at / && $2 != "APP_DONE:" { print }' "$1"
+}
+
 check_trace_counts() {
 	local out=$1 side=$2 stage=${3:-tcp_tx} pct=${4:-1} n t i
 
@@ -420,11 +433,18 @@ t_trace_burst_matches_each_request() {
 		check_trace_counts out server
 		$CHECK_TRACE tr.csv tr.server.csv --results out
 	done
-	# Responses of several segments (GSO on loopback).
+	# Responses of several segments (GSO on loopback). Four of 70 KB in
+	# flight: TCP may hold a response back behind the ones before it
+	# past its send()'s return (one in flight: none in 8 runs; four:
+	# 0.01-22% of the server's, by machine and run), and such a
+	# response is incomplete by design (docs/stages.md, "A response
+	# held back"). Any other reason stays an error.
 	ns tcp_rr --local -l 1 -q --burst 4 -R 70000 --trace \
 		--trace-records=tr.csv > out 2> err
 	check_trace_counts out client
-	check_trace_counts out server
+	check_trace_counts out server tcp_tx 100
+	expect_eq "$(not_timed_but_held_back err server)" "" \
+		"server: incomplete only where a response was held back"
 	$CHECK_TRACE tr.csv tr.server.csv --results out
 	ns tcp_rr --local -l 1 -q --burst 8 --trace=hist > out 2> err
 	expect_eq "$(key out client.stage_remote_count)" \
