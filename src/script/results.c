@@ -448,6 +448,27 @@ static void push_keys(lua_State *L, const struct kept *k)
 }
 
 
+/*
+ * Records only: trace.incomplete_missing, _disorder, _norecord and
+ * trace.incomplete_at = { APP_DONE = n, ... }, as the trace_incomplete_*
+ * keys.
+ */
+static void push_incomplete(lua_State *L, const struct trace_summary *ts)
+{
+	int b;
+
+	set_int(L, "incomplete_missing", (lua_Integer)ts->missing);
+	set_int(L, "incomplete_disorder", (lua_Integer)ts->disorder);
+	set_int(L, "incomplete_norecord", (lua_Integer)ts->norecord);
+	lua_newtable(L);
+	for (b = 0; b < NS_B_COUNT; b++)
+		if (ts->bad_at[b]) {
+			lua_pushinteger(L, (lua_Integer)ts->bad_at[b]);
+			lua_setfield(L, -2, boundary_name(b));
+		}
+	lua_setfield(L, -2, "incomplete_at");
+}
+
 static void push_trace(lua_State *L, struct kept *k)
 {
 	const struct trace_summary *ts = &k->ts;
@@ -465,6 +486,8 @@ static void push_trace(lua_State *L, struct kept *k)
 	set_int(L, "transactions", (lua_Integer)ts->complete);
 	set_int(L, "incomplete", (lua_Integer)ts->incomplete);
 	set_int(L, "lost", (lua_Integer)ts->lost);
+	if (k->traced && !ts->hist_mode)
+		push_incomplete(L, ts);
 	set_int(L, "records_kept", k->nrecs);
 	lua_createtable(L, k->nstages, 0);
 	lua_createtable(L, 0, k->nstages);

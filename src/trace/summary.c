@@ -105,6 +105,32 @@ static void unreliable(const struct trace_summary *ts, uint64_t all,
 		kv_str(out, "trace_unreliable", buf);
 }
 
+/*
+ * Records only (BPF's histograms keep no reasons): why transactions
+ * were not timed, as the stderr table's "not timed" lines say it, so
+ * that a script or a test need not read the table.
+ */
+void trace_incomplete_kv(const struct trace_summary *ts,
+			 struct kv_list *out)
+{
+	/* A boundary's name is far shorter than 40, a count's 20 digits. */
+	char buf[NS_B_COUNT * 64] = "";
+	size_t len = 0;
+	int b;
+
+	kv_uint(out, "trace_incomplete_missing", ts->missing);
+	kv_uint(out, "trace_incomplete_disorder", ts->disorder);
+	kv_uint(out, "trace_incomplete_norecord", ts->norecord);
+	for (b = 0; b < NS_B_COUNT && len < sizeof(buf); b++)
+		if (ts->bad_at[b])
+			len += snprintf(buf + len, sizeof(buf) - len,
+					"%s%s:%llu", len ? "," : "",
+					boundary_name(b),
+					(unsigned long long)ts->bad_at[b]);
+	if (len)
+		kv_str(out, "trace_incomplete_at", buf);
+}
+
 /* The counts and the stage keys of ts. */
 static void trace_counts_kv(const struct trace_summary *ts,
 			    uint64_t transactions, struct kv_list *out)
@@ -119,6 +145,7 @@ static void trace_counts_kv(const struct trace_summary *ts,
 	kv_uint(out, "trace_incomplete", ts->incomplete);
 	kv_uint(out, "trace_lost", ts->lost);
 	if (!ts->hist_mode) {
+		trace_incomplete_kv(ts, out);
 		kv_uint(out, "trace_records_kept", ts->records_kept);
 		kv_uint(out, "trace_records_slowest", ts->records_slowest);
 		kv_str(out, "trace_records_policy",
@@ -167,6 +194,8 @@ void trace_kv_names(const struct trace_summary *ts, struct kv_list *out)
 	kv_str(out, "trace_hooks", "");
 	kv_str(out, "trace_setup_ms", "");
 	kv_str(out, "trace_unreliable", "");
+	if (!ts->hist_mode)
+		kv_str(out, "trace_incomplete_at", "");
 	trace_cost_kv_names(out);
 	trace_counts_kv(ts, 0, out);
 }

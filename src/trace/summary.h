@@ -46,6 +46,13 @@ const struct stage_def *trace_stage_defs(const struct trace_summary *ts);
 
 void trace_summarise(struct trace_summary *ts, struct tracer *t,
 		     struct worker *w, int n, enum ns_side side);
+/*
+ * trace_incomplete_{missing,disorder,norecord} and, when any were
+ * missing or out of order, trace_incomplete_at=BOUNDARY:N,... (the
+ * boundary each was missing or out of order at, in time order).
+ */
+void trace_incomplete_kv(const struct trace_summary *ts,
+			 struct kv_list *out);
 /* off_reason: why --trace is off, or NULL when it ran. */
 void trace_kv(const struct trace_summary *ts, const struct tracer *t,
 	      const char *off_reason, uint64_t transactions,

@@ -1,6 +1,8 @@
 # Tests across two network namespaces of our own joined by a veth pair
 # (sourced by run.sh). Root only; TEST-NET-1 addresses.
 
+INCOMPLETE_LUA=$PWD/tests/func/incomplete.lua
+
 # make_veth A B: namespaces A (192.0.2.1) and B (192.0.2.2), removed when
 # the test's subshell exits.
 make_veth() {
@@ -171,9 +173,20 @@ t_trace_segments_out_of_order_are_not_timed() {
 	need_root
 	command -v nft > /dev/null || { echo "no nft (nftables)"; exit "$SKIP"; }
 
-	VETH_SETUP=drop_data_both_ways trace_over_veth -l 3 --burst 4
+	VETH_SETUP=drop_data_both_ways trace_over_veth -l 3 --burst 4 \
+		--script "$INCOMPLETE_LUA"
 	expect_gt "$(key out client.trace_incomplete)" 0 "client incomplete"
 	expect_gt "$(key out server.trace_incomplete)" 0 "server incomplete"
+	check_incomplete_reasons out client
+	check_incomplete_reasons out server
+	# A script sees the client's reasons as the keys say them.
+	expect_eq "$(grep '^incomplete' cli.out | tr '\t' ' ')" \
+		"incomplete $(for r in "" _missing _disorder _norecord; do
+			printf ' %s' "$(key out "client.trace_incomplete$r")"
+		done | cut -c2-)" "script's reasons"
+	expect_eq "$(sed -n 's/^at //p' cli.out)" \
+		"$(key out client.trace_incomplete_at | tr ',' '\n' | sort |
+		   paste -sd,)" "script's boundaries"
 	met_losses cli.csv
 	receive_stages_clean client=cli.csv server=srv.csv
 }

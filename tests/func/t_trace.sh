@@ -10,20 +10,16 @@ CHECK_SCHED="python3 $(pwd)/tests/func/check_sched.py"
 # build-node/: the file must load in it with every slice nested.
 CHECK_CHROME="node $(pwd)/tests/func/check_chrome_trace.mjs $(pwd)/build-node/node_modules/@paulirish/trace_engine"
 
-# not_timed_but_held_back ERR SIDE N: SIDE's N incomplete transactions,
-# as the stage table in ERR counts them, unless every one is a response
-# held back past its send()'s return (lean records: out of order at
-# APP_DONE); also a table that does not account for N at all.
-not_timed_but_held_back() {
-	awk -v side="netstage $2:" -v n="$3" '
-		/^netstage / { in_side = index($0, side) == 1 }
-		in_side && /not timed:/ {
-			seen = 1
-			if ($3 != n || $5 != "(0" || $14 != "0")
-				print
-		}
-		in_side && /^  at / && $2 != "APP_DONE:" { print }
-		END { if (n > 0 && !seen) print "no table line for " n }' "$1"
+# held_back_only OUT SIDE: nothing when SIDE's incomplete transactions
+# (none or more) are all responses held back past their send()'s return
+# (lean records: out of order at APP_DONE); else the keys that say not.
+held_back_only() {
+	local i at
+
+	i=$(key "$1" "$2.trace_incomplete")
+	at=$(key "$1" "$2.trace_incomplete_at")
+	[ "$i" = 0 ] && [ -z "$at" ] && return
+	[ "$at" = "APP_DONE:$i" ] || echo "incomplete=$i at=$at"
 }
 
 # Every transaction either traced or counted incomplete, and few of the
@@ -43,6 +39,22 @@ check_trace_counts() {
 	expect_le $((i * 100)) $((n * pct)) "$side incomplete <= $pct%"
 	expect_eq "$(key "$out" "$side.stage_${stage}_count")" "$t" \
 		"$side $stage count"
+	check_incomplete_reasons "$out" "$side"
+}
+
+# The reasons add up to trace_incomplete, and the boundaries they name to
+# those missing one or out of order (norecord names none).
+check_incomplete_reasons() {
+	local m d r at
+
+	m=$(key "$1" "$2.trace_incomplete_missing")
+	d=$(key "$1" "$2.trace_incomplete_disorder")
+	r=$(key "$1" "$2.trace_incomplete_norecord")
+	at=$(key "$1" "$2.trace_incomplete_at" | tr ',' '\n' |
+	     awk -F: '{ n += $2 } END { print n + 0 }')
+	expect_eq $((m + d + r)) "$(key "$1" "$2.trace_incomplete")" \
+		"$2 reasons add up"
+	expect_eq "$at" $((m + d)) "$2 boundaries add up"
 }
 
 # What tcp_rr records attach (docs/stages.md, lean): the wake-up call
@@ -446,8 +458,7 @@ t_trace_burst_matches_each_request() {
 		--trace-records=tr.csv > out 2> err
 	check_trace_counts out client
 	check_trace_counts out server tcp_tx 100
-	expect_eq "$(not_timed_but_held_back err server \
-		"$(key out server.trace_incomplete)")" "" \
+	expect_eq "$(held_back_only out server)" "" \
 		"server: incomplete only where a response was held back"
 	$CHECK_TRACE tr.csv tr.server.csv --results out
 	ns tcp_rr --local -l 1 -q --burst 8 --trace=hist > out 2> err
@@ -529,7 +540,8 @@ t_trace_burst_across_a_veth_pair() {
 	check_trace_counts out server tcp_tx 100
 	n=$(key out server.num_transactions)
 	i=$(key out server.trace_incomplete)
-	held=$(sed -n 's/^  at DEV_XMIT: //p' srv.err)
+	held=$(key out server.trace_incomplete_at |
+	       sed -n 's/.*DEV_XMIT:\([0-9]*\).*/\1/p')
 	expect_le $(((i - ${held:-0}) * 100)) "$n" \
 		"server incomplete but at DEV_XMIT <= 1%"
 	$CHECK_TRACE cli.csv srv.csv

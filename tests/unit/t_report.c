@@ -1,4 +1,7 @@
-/* Throughput fit, key=value and JSON output, output-file naming. */
+/*
+ * Throughput fit, key=value and JSON output (the incomplete keys among
+ * them), output-file naming.
+ */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,6 +16,8 @@
 #include "fit.h"
 #include "kv.h"
 #include "side.h"
+#include "trace/merge.h"
+#include "trace/summary.h"
 
 static void t_fit_of_a_line_is_exact(void **state)
 {
@@ -92,6 +97,52 @@ static void t_kv_prints_and_escapes(void **state)
 	kv_free(&l);
 }
 
+static void t_incomplete_keys_say_why_and_where(void **state)
+{
+	struct trace_summary *ts = calloc(1, sizeof(*ts));
+	struct kv_list l = { 0 };
+	char *s;
+	int b;
+
+	trace_incomplete_kv(ts, &l);
+	s = capture(print_plain, &l);
+	assert_string_equal(s, "client.trace_incomplete_missing=0\n"
+			       "client.trace_incomplete_disorder=0\n"
+			       "client.trace_incomplete_norecord=0\n");
+	free(s);
+	kv_free(&l);
+	ts->missing = 2;
+	ts->disorder = 5;
+	ts->norecord = 1;
+	ts->bad_at[NS_B_APP_DONE] = 5;	/* time order, not the order set */
+	ts->bad_at[NS_B_TCP_RX] = 2;
+	trace_incomplete_kv(ts, &l);
+	assert_string_equal(kv_get(&l, "trace_incomplete_missing"), "2");
+	assert_string_equal(kv_get(&l, "trace_incomplete_disorder"), "5");
+	assert_string_equal(kv_get(&l, "trace_incomplete_norecord"), "1");
+	assert_string_equal(kv_get(&l, "trace_incomplete_at"),
+			    "TCP_RX:2,APP_DONE:5");
+	kv_free(&l);
+	/* Every boundary at the largest count: the whole list, no less. */
+	for (b = 0; b < NS_B_COUNT; b++)
+		ts->bad_at[b] = UINT64_MAX;
+	trace_incomplete_kv(ts, &l);
+	s = strdup(kv_get(&l, "trace_incomplete_at"));
+	for (b = NS_B_COUNT - 1; b >= 0; b--) {
+		char *last = strrchr(s, ',');
+		char want[64];
+
+		snprintf(want, sizeof(want), "%s:%llu", boundary_name(b),
+			 (unsigned long long)UINT64_MAX);
+		assert_string_equal(last ? last + 1 : s, want);
+		if (last)
+			*last = '\0';
+	}
+	free(s);
+	kv_free(&l);
+	free(ts);
+}
+
 static void t_server_file_names_in_local_mode(void **state)
 {
 	char *p;
@@ -114,6 +165,7 @@ int main(void)
 		cmocka_unit_test(t_fit_correlation_of_noisy_data),
 		cmocka_unit_test(t_fit_needs_two_points),
 		cmocka_unit_test(t_kv_prints_and_escapes),
+		cmocka_unit_test(t_incomplete_keys_say_why_and_where),
 		cmocka_unit_test(t_server_file_names_in_local_mode),
 	};
 
