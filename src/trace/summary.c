@@ -268,6 +268,17 @@ static void tail_view(const struct trace_summary *ts, FILE *f)
 	fputc('\n', f);
 }
 
+/*
+ * A TCP server's APP_DONE out of order: its response's first byte
+ * reached the device after send() returned (lean records, docs/stages.md
+ * "A response held back"), which users would not guess from the name.
+ */
+static int held_back(const struct trace_summary *ts, int b)
+{
+	return b == NS_B_APP_DONE && NS_IS_SERVER(ts->side) &&
+	       !NS_IS_UDP(ts->side);
+}
+
 void trace_table(const struct trace_summary *ts, FILE *f, const char *who)
 {
 	const struct stage_def *d = trace_stage_defs(ts);
@@ -305,8 +316,10 @@ void trace_table(const struct trace_summary *ts, FILE *f, const char *who)
 			(unsigned long long)ts->lost);
 	for (b = 0; b < NS_B_COUNT; b++)
 		if (ts->bad_at[b])
-			fprintf(f, "  at %s: %llu\n", boundary_name(b),
-				(unsigned long long)ts->bad_at[b]);
+			fprintf(f, "  at %s: %llu%s\n", boundary_name(b),
+				(unsigned long long)ts->bad_at[b],
+				held_back(ts, b) ? " (responses that left after "
+				"their send() returned: held back by TCP)" : "");
 	tail_view(ts, f);
 }
 
