@@ -269,14 +269,13 @@ static void tail_view(const struct trace_summary *ts, FILE *f)
 }
 
 /*
- * A TCP server's APP_DONE out of order: its response's first byte
+ * A tcp_rr server's APP_DONE out of order: its response's first byte
  * reached the device after send() returned (lean records, docs/stages.md
  * "A response held back"), which users would not guess from the name.
  */
 static int held_back(const struct trace_summary *ts, int b)
 {
-	return b == NS_B_APP_DONE && NS_IS_SERVER(ts->side) &&
-	       !NS_IS_UDP(ts->side);
+	return b == NS_B_APP_DONE && (ts->side & ~NS_SCHED_BIT) == NS_SERVER;
 }
 
 void trace_table(const struct trace_summary *ts, FILE *f, const char *who)
