@@ -20,7 +20,8 @@
 #
 # Pinned (server and client on CPU 0 with taskset) is the headline:
 # loopback figures on 2-core machines are bimodal otherwise. Unpinned
-# runs are repeated more often so both modes show. Prints every run, then
+# runs are repeated more often so both modes show: -r rounds pinned, -u
+# unpinned, in every section. Prints every run, then
 # medians and netstage/peer ratios: of the medians, and the median of
 # the rounds' own ratios with an interval that says whether netstage is
 # ahead, level or behind (bench/paired.py; five rounds or more for an
@@ -325,8 +326,11 @@ if section stream; then
 		cc="$CC, made the system's for this section"
 	fi
 	echo "== tcp_stream, 1 flow (Mbps), congestion control: $cc"
-	for ROUND in $(seq "$REPS"); do
+	# Pinned and unpinned share each round while both have rounds left.
+	for ROUND in $(seq $((REPS > UREPS ? REPS : UREPS))); do
 		for pin in "$PIN" ""; do
+			[ -n "$pin" ] && [ "$ROUND" -gt "$REPS" ] && continue
+			[ -z "$pin" ] && [ "$ROUND" -gt "$UREPS" ] && continue
 			mode=$([ -n "$pin" ] && echo pinned || echo unpinned)
 			rotate 'ns_stream $mode.netstage_stream_16k "$pin"' \
 				'iperf3_stream $mode.iperf3_16k "$pin" -l 16K' \
