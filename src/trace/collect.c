@@ -79,6 +79,7 @@ int trace_worker_init(struct trace_worker *tw, struct tracer *t, int id,
 	bottomk_reserve(&tw->keep, max_recs);
 	for (i = 0; i < NS_MAX_STAGES; i++)
 		hist_reset(&tw->stage[i]);
+	hist_reset(&tw->held);
 	/* Lean records in the flows' slots need no ring. */
 	if (trace_worker_lean(tw))
 		return 0;
@@ -209,7 +210,11 @@ struct trace_rec *trace_worker_account(struct trace_worker *tw,
 		return NULL;
 	}
 	if (r == MERGE_DISORDER) {
+		uint64_t held = merge_held_back_ns(tw->side, r, m);
+
 		tw->disorder++;
+		if (held)
+			hist_add(&tw->held, held);
 		return NULL;
 	}
 	tw->complete++;

@@ -80,6 +80,7 @@ struct trace_worker {
 	uint64_t disorder;	/* boundaries out of time order */
 	uint64_t norecord;	/* no kernel record for the transaction */
 	uint64_t bad_at[NS_B_COUNT];	/* missing or disorder, by boundary */
+	struct hist held;	/* merge_held_back_ns() of responses held back */
 	struct hist stage[NS_MAX_STAGES];
 	/*
 	 * Kept records: the max_recs complete transactions of lowest

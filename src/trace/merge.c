@@ -195,3 +195,19 @@ enum merge_result merge_transaction(enum ns_side side,
 	m->total = m->b[d[n - 1].to] - m->b[d[0].from];
 	return MERGE_OK;
 }
+
+int merge_held_back_side(enum ns_side side)
+{
+	return (side & ~NS_SCHED_BIT) == NS_SERVER;
+}
+
+uint64_t merge_held_back_ns(enum ns_side side, enum merge_result r,
+			    const struct merged *m)
+{
+	uint64_t done = m->b[NS_B_APP_DONE], xmit = m->b[NS_B_DEV_XMIT];
+
+	if (r != MERGE_DISORDER || m->bad != NS_B_APP_DONE ||
+	    !merge_held_back_side(side) || !done || xmit <= done)
+		return 0;
+	return xmit - done;
+}

@@ -61,4 +61,15 @@ enum merge_result merge_transaction(enum ns_side side,
 				    const struct ns_krecord *k,
 				    const struct ustamps *u, struct merged *m);
 
+/*
+ * A response held back (docs/stages.md): a tcp_rr server's response
+ * whose first byte reached the device after its send() returned. Lean
+ * records show it as disorder at APP_DONE (full ones as a missing
+ * DEV_XMIT, with no time to give). merge_held_back_ns(): how long after
+ * the return it left, ns; 0 for every other transaction.
+ */
+int merge_held_back_side(enum ns_side side);
+uint64_t merge_held_back_ns(enum ns_side side, enum merge_result r,
+			    const struct merged *m);
+
 #endif

@@ -59,6 +59,7 @@ void trace_summarise(struct trace_summary *ts, struct tracer *t,
 	ts->user_ns = merge_cost(w, n);
 	for (j = 0; j < NS_MAX_STAGES; j++)
 		hist_reset(&ts->stage[j]);
+	hist_reset(&ts->held);
 	if (ts->hist_mode) {
 		summarise_bpf(ts, t);
 		return;
@@ -74,6 +75,7 @@ void trace_summarise(struct trace_summary *ts, struct tracer *t,
 		ts->norecord += tw->norecord;
 		for (j = 0; j < NS_B_COUNT; j++)
 			ts->bad_at[j] += tw->bad_at[j];
+		hist_merge(&ts->held, &tw->held);
 		for (j = 0; j < stage_count(ts->side); j++)
 			hist_merge(&ts->stage[j], &tw->stage[j]);
 	}
@@ -105,6 +107,22 @@ static void unreliable(const struct trace_summary *ts, uint64_t all,
 		kv_str(out, "trace_unreliable", buf);
 }
 
+static const char *const held_keys[] = {
+	"trace_held_back_count", "trace_held_back_p50_us",
+	"trace_held_back_p99_us", "trace_held_back_max_us",
+};
+
+/* The responses held back (merge_held_back_ns()), when there were any. */
+static void held_back_kv(const struct hist *h, struct kv_list *out)
+{
+	if (!h->count)
+		return;
+	kv_uint(out, held_keys[0], h->count);
+	kv_num(out, held_keys[1], hist_percentile(h, 50) / 1e3, 3);
+	kv_num(out, held_keys[2], hist_percentile(h, 99) / 1e3, 3);
+	kv_num(out, held_keys[3], h->max / 1e3, 3);
+}
+
 /*
  * Records only (BPF's histograms keep no reasons): why transactions
  * were not timed, as the stderr table's "not timed" lines say it, so
@@ -129,6 +147,7 @@ void trace_incomplete_kv(const struct trace_summary *ts,
 					(unsigned long long)ts->bad_at[b]);
 	if (len)
 		kv_str(out, "trace_incomplete_at", buf);
+	held_back_kv(&ts->held, out);
 }
 
 /* The counts and the stage keys of ts. */
@@ -189,6 +208,8 @@ void trace_kv(const struct trace_summary *ts, const struct tracer *t,
 
 void trace_kv_names(const struct trace_summary *ts, struct kv_list *out)
 {
+	size_t i;
+
 	kv_str(out, "trace_status", "");
 	kv_str(out, "trace_error", "");
 	kv_str(out, "trace_hooks", "");
@@ -196,6 +217,9 @@ void trace_kv_names(const struct trace_summary *ts, struct kv_list *out)
 	kv_str(out, "trace_unreliable", "");
 	if (!ts->hist_mode)
 		kv_str(out, "trace_incomplete_at", "");
+	if (!ts->hist_mode && merge_held_back_side(ts->side))
+		for (i = 0; i < ARRAY_SIZE(held_keys); i++)
+			kv_str(out, held_keys[i], "");
 	trace_cost_kv_names(out);
 	trace_counts_kv(ts, 0, out);
 }
@@ -269,13 +293,23 @@ static void tail_view(const struct trace_summary *ts, FILE *f)
 }
 
 /*
- * A tcp_rr server's APP_DONE out of order: its response's first byte
- * reached the device after send() returned (lean records, docs/stages.md
- * "A response held back"), which users would not guess from the name.
+ * The count of transactions missing boundary b or out of order there.
+ * A tcp_rr server's out of order at APP_DONE were responses held back
+ * (merge_held_back_ns()), which users would not guess from the name:
+ * say so, and how long they waited.
  */
-static int held_back(const struct trace_summary *ts, int b)
+static void bad_at_line(const struct trace_summary *ts, int b, FILE *f)
 {
-	return b == NS_B_APP_DONE && (ts->side & ~NS_SCHED_BIT) == NS_SERVER;
+	const struct hist *h = &ts->held;
+
+	fprintf(f, "  at %s: %llu", boundary_name(b),
+		(unsigned long long)ts->bad_at[b]);
+	if (b == NS_B_APP_DONE && merge_held_back_side(ts->side) && h->count)
+		fprintf(f, " (responses TCP held back: they reached the "
+			"device p50 %.2f us, max %.2f us after send() "
+			"returned)", hist_percentile(h, 50) / 1e3,
+			h->max / 1e3);
+	fputc('\n', f);
 }
 
 void trace_table(const struct trace_summary *ts, FILE *f, const char *who)
@@ -315,10 +349,7 @@ void trace_table(const struct trace_summary *ts, FILE *f, const char *who)
 			(unsigned long long)ts->lost);
 	for (b = 0; b < NS_B_COUNT; b++)
 		if (ts->bad_at[b])
-			fprintf(f, "  at %s: %llu%s\n", boundary_name(b),
-				(unsigned long long)ts->bad_at[b],
-				held_back(ts, b) ? " (responses that left after "
-				"their send() returned: held back by TCP)" : "");
+			bad_at_line(ts, b, f);
 	tail_view(ts, f);
 }
 

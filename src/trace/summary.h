@@ -35,6 +35,7 @@ struct trace_summary {
 	uint64_t records_slowest;	/* of them kept for being slowest */
 	uint64_t records_offered;
 	uint64_t bad_at[NS_B_COUNT];
+	struct hist held;	/* responses held back: how long, from workers */
 	struct hist stage[NS_MAX_STAGES];
 	struct trace_rec tail[TRACE_TAIL];	/* slowest first */
 	int ntail;

@@ -6,6 +6,7 @@ CHECK_WATERFALL="python3 $(pwd)/tests/func/check_waterfall.py"
 CHECK_PERFETTO="python3 $(pwd)/tests/func/check_perfetto.py"
 CHECK_REPORT="python3 $(pwd)/tests/func/check_report.py"
 CHECK_SCHED="python3 $(pwd)/tests/func/check_sched.py"
+SMALL_RCVBUF=$(pwd)/tests/func/small-rcvbuf.lua
 # Chrome DevTools' trace engine, which scripts/install-deps.sh puts in
 # build-node/: the file must load in it with every slice nested.
 CHECK_CHROME="node $(pwd)/tests/func/check_chrome_trace.mjs $(pwd)/build-node/node_modules/@paulirish/trace_engine"
@@ -469,6 +470,34 @@ t_trace_burst_matches_each_request() {
 		tcp_rr --burst 32 --trace
 	expect_usage_error "--timestamping: one request in flight" \
 		tcp_rr --burst 2 --trace --timestamping
+}
+
+# A client with a 4 KiB receive buffer: the server's send() of a 20 KB
+# response returns while TCP waits for the window, so responses are held
+# back past their send()'s return (docs/stages.md). Each is counted out
+# of order at APP_DONE and timed apart: how long after the return it
+# reached the device. That lies inside the client's own wait for it.
+t_trace_held_back_responses_are_timed_apart() {
+	local n
+	need_root
+	ns tcp_rr --local -l 1 -q --burst 4 -R 20000 --trace \
+		--script "$SMALL_RCVBUF" > out 2> err || fail "$(cat err)"
+	n=$(key out server.trace_held_back_count)
+	expect_gt "${n:-0}" 0 "responses held back"
+	expect_eq "$(key out server.trace_incomplete_at | tr ',' '\n' |
+		     sed -n 's/^APP_DONE://p')" "$n" \
+		"held back = out of order at APP_DONE"
+	check_incomplete_reasons out server
+	awk -v p50="$(key out server.trace_held_back_p50_us)" \
+	    -v p99="$(key out server.trace_held_back_p99_us)" \
+	    -v max="$(key out server.trace_held_back_max_us)" \
+	    -v lat="$(key out client.latency_max_us)" \
+	    'BEGIN { exit !(0 < p50 && p50 <= p99 && p99 <= max && max < lat) }' ||
+		fail "held back p50, p99, max, client latency max: $(
+			grep -E 'held_back_(p|max)|client.latency_max' out |
+			tr '\n' ' ')"
+	grep -q "^  at APP_DONE: $n (responses TCP held back: they reached the device p50 " err ||
+		fail "table: $(grep '^  at APP_DONE' err)"
 }
 
 # --rate: open loop, traced. Each record runs from its request's actual

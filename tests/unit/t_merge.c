@@ -217,6 +217,55 @@ static void t_reordered_boundaries_are_incomplete(void **state)
 			 MERGE_DISORDER);
 }
 
+/*
+ * A lean server record whose response left after its send() returned:
+ * out of order at APP_DONE, and held back for exactly the difference;
+ * nothing else is held back.
+ */
+static void t_a_response_held_back_is_timed_apart(void **state)
+{
+	struct trace_worker tw;
+	struct ns_krecord k;
+	struct ustamps u = { 0 };
+	struct merged m;
+	enum merge_result r;
+
+	server_txn(&k, &u);
+	k.t[NS_B_SEND_RET] = 0;		/* lean: no send hook */
+	u.recv_ret = k.t[NS_B_RECV_RET];
+	u.app_done = 6000;		/* before TCP sent it at 6400 */
+	r = merge_transaction(NS_SERVER, &k, &u, &m);
+	assert_int_equal(r, MERGE_DISORDER);
+	assert_int_equal(m.bad, NS_B_APP_DONE);
+	assert_int_equal(merge_held_back_ns(NS_SERVER, r, &m), 12800 - 6000);
+	assert_int_equal(merge_held_back_ns(NS_SERVER | NS_SCHED_BIT, r, &m),
+			 12800 - 6000);
+	/* A server worker counts it out of order, and keeps how long. */
+	memset(&tw, 0, sizeof(tw));
+	tw.side = NS_SERVER;
+	hist_reset(&tw.held);
+	assert_null(trace_worker_account(&tw, r, &m, 0, 0, 0));
+	assert_int_equal(tw.disorder, 1);
+	assert_int_equal(tw.bad_at[NS_B_APP_DONE], 1);
+	assert_int_equal(tw.held.count, 1);
+	assert_int_equal(tw.held.max, 12800 - 6000);
+	/* The same stamps are no held-back response at other sides. */
+	assert_int_equal(merge_held_back_ns(NS_SERVER_CRR, r, &m), 0);
+	assert_int_equal(merge_held_back_ns(NS_SERVER_OBS, r, &m), 0);
+	/* Sent before the return: timed, and not held back. */
+	u.app_done = 25600;
+	r = merge_transaction(NS_SERVER, &k, &u, &m);
+	assert_int_equal(r, MERGE_OK);
+	assert_int_equal(merge_held_back_ns(NS_SERVER, r, &m), 0);
+	/* Out of order before it (TCP_RX after DATA_READY): not held back. */
+	u.app_done = 6000;
+	k.t[NS_B_TCP_RX] = 500;
+	r = merge_transaction(NS_SERVER, &k, &u, &m);
+	assert_int_equal(r, MERGE_DISORDER);
+	assert_int_equal(m.bad, NS_B_DATA_READY);
+	assert_int_equal(merge_held_back_ns(NS_SERVER, r, &m), 0);
+}
+
 static void t_reader_that_beats_the_wakeup_call(void **state)
 {
 	struct ns_krecord k;
@@ -753,6 +802,7 @@ int main(void)
 		cmocka_unit_test(t_server_stages_are_exact),
 		cmocka_unit_test(t_missing_kernel_boundary_is_incomplete),
 		cmocka_unit_test(t_reordered_boundaries_are_incomplete),
+		cmocka_unit_test(t_a_response_held_back_is_timed_apart),
 		cmocka_unit_test(t_reader_that_beats_the_wakeup_call),
 		cmocka_unit_test(t_blocking_io_has_no_epoll_stage),
 		cmocka_unit_test(t_a_missing_tcp_send_is_incomplete),
