@@ -451,7 +451,8 @@ static void push_keys(lua_State *L, const struct kept *k)
 /*
  * Records only: trace.incomplete_missing, _disorder, _norecord and
  * trace.incomplete_at = { APP_DONE = n, ... }, as the trace_incomplete_*
- * keys.
+ * keys; a tcp_rr server's trace.held_back, the histogram of how long
+ * its responses held back waited (merge_held_back_ns()).
  */
 static void push_incomplete(lua_State *L, const struct trace_summary *ts)
 {
@@ -467,6 +468,10 @@ static void push_incomplete(lua_State *L, const struct trace_summary *ts)
 			lua_setfield(L, -2, boundary_name(b));
 		}
 	lua_setfield(L, -2, "incomplete_at");
+	if (merge_held_back_side(ts->side)) {
+		push_hist(L, &ts->held);
+		lua_setfield(L, -2, "held_back");
+	}
 }
 
 static void push_trace(lua_State *L, struct kept *k)

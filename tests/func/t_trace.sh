@@ -476,7 +476,8 @@ t_trace_burst_matches_each_request() {
 # response returns while TCP waits for the window, so responses are held
 # back past their send()'s return (docs/stages.md). Each is counted out
 # of order at APP_DONE and timed apart: how long after the return it
-# reached the device. That lies inside the client's own wait for it.
+# reached the device. That lies inside the client's own wait for it. The
+# script prints what it sees of them.
 t_trace_held_back_responses_are_timed_apart() {
 	local n
 	need_root
@@ -498,6 +499,10 @@ t_trace_held_back_responses_are_timed_apart() {
 			tr '\n' ' ')"
 	grep -q "^  at APP_DONE: $n (responses TCP held back: they reached the device p50 " err ||
 		fail "table: $(grep '^  at APP_DONE' err)"
+	# The script's histogram of them (r.peer.trace.held_back).
+	expect_eq "$(grep '^held_back ' out)" "held_back $n $(
+		key out server.trace_held_back_p50_us) $(
+		key out server.trace_held_back_max_us)" "script's held_back"
 }
 
 # --rate: open loop, traced. Each record runs from its request's actual
