@@ -50,9 +50,13 @@ static void trace(const struct kv_list *l, FILE *f)
 		fprintf(f, "  trace       off: %s\n", kv_get(l, "trace_error"));
 		return;
 	}
-	fprintf(f, "  trace       %s timed, %s incomplete, %s lost",
-		kv_get(l, "trace_transactions"), kv_get(l, "trace_incomplete"),
-		kv_get(l, "trace_lost"));
+	fprintf(f, "  trace       %s timed, %s incomplete",
+		kv_get(l, "trace_transactions"), kv_get(l, "trace_incomplete"));
+	if (kv_get(l, "trace_held_back_count"))
+		fprintf(f, " (%s responses held back by TCP, p50 %.1f us)",
+			kv_get(l, "trace_held_back_count"),
+			num(l, "trace_held_back_p50_us"));
+	fprintf(f, ", %s lost", kv_get(l, "trace_lost"));
 	if (kv_get(l, "trace_cost_ns"))
 		fprintf(f, "; tracing cost %.2f us per transaction (%s)",
 			num(l, "trace_cost_ns") / 1e3,

@@ -503,6 +503,13 @@ t_trace_held_back_responses_are_timed_apart() {
 	expect_eq "$(grep '^held_back ' out)" "held_back $n $(
 		key out server.trace_held_back_p50_us) $(
 		key out server.trace_held_back_max_us)" "script's held_back"
+	# A terminal's summary says it too (it has no stage tables).
+	ns tcp_rr --local -l 1 -q --burst 4 -R 20000 --trace \
+		--script "$SMALL_RCVBUF" --output-format human > out 2> err
+	n=$(sed -n 's/^held_back \([0-9]*\) .*/\1/p' out)
+	expect_gt "${n:-0}" 0 "human: responses held back"
+	grep -q "incomplete ($n responses held back by TCP, p50 " out ||
+		fail "summary: $(grep '^  trace ' out | tr '\n' ' ')"
 }
 
 # --rate: open loop, traced. Each record runs from its request's actual
