@@ -50,7 +50,9 @@ void trace_summarise(struct trace_summary *ts, struct tracer *t,
 /*
  * trace_incomplete_{missing,disorder,norecord} and, when any were
  * missing or out of order, trace_incomplete_at=BOUNDARY:N,... (the
- * boundary each was missing or out of order at, in time order).
+ * boundary each was missing or out of order at, in time order); when a
+ * tcp_rr server's responses were held back, how long they waited:
+ * trace_held_back_{count,p50_us,p99_us,max_us}.
  */
 void trace_incomplete_kv(const struct trace_summary *ts,
 			 struct kv_list *out);
