@@ -122,7 +122,19 @@ static void t_incomplete_keys_say_why_and_where(void **state)
 	assert_string_equal(kv_get(&l, "trace_incomplete_norecord"), "1");
 	assert_string_equal(kv_get(&l, "trace_incomplete_at"),
 			    "TCP_RX:2,APP_DONE:5");
+	assert_null(kv_get(&l, "trace_held_back_count"));	/* none */
 	kv_free(&l);
+	/* Responses held back: their count and how long, to the ns. */
+	hist_reset(&ts->held);
+	hist_add(&ts->held, 6800);
+	hist_add(&ts->held, 1234567);
+	trace_incomplete_kv(ts, &l);
+	assert_string_equal(kv_get(&l, "trace_held_back_count"), "2");
+	assert_string_equal(kv_get(&l, "trace_held_back_max_us"), "1234.567");
+	assert_non_null(kv_get(&l, "trace_held_back_p50_us"));
+	assert_non_null(kv_get(&l, "trace_held_back_p99_us"));
+	kv_free(&l);
+	hist_reset(&ts->held);
 	/* Every boundary at the largest count: the whole list, no less. */
 	for (b = 0; b < NS_B_COUNT; b++)
 		ts->bad_at[b] = UINT64_MAX;
