@@ -11,6 +11,13 @@ SMALL_RCVBUF=$(pwd)/tests/func/small-rcvbuf.lua
 # build-node/: the file must load in it with every slice nested.
 CHECK_CHROME="node $(pwd)/tests/func/check_chrome_trace.mjs $(pwd)/build-node/node_modules/@paulirish/trace_engine"
 
+# incomplete_at OUT SIDE BOUNDARY: how many of SIDE's transactions were
+# missing BOUNDARY or out of order there (trace_incomplete_at); empty for
+# none.
+incomplete_at() {
+	key "$1" "$2.trace_incomplete_at" | tr ',' '\n' | sed -n "s/^$3://p"
+}
+
 # held_back_only OUT SIDE: nothing when SIDE's incomplete transactions
 # (none or more) are all responses held back past their send()'s return
 # (lean records: out of order at APP_DONE); else the keys that say not.
@@ -485,8 +492,7 @@ t_trace_held_back_responses_are_timed_apart() {
 		--script "$SMALL_RCVBUF" > out 2> err || fail "$(cat err)"
 	n=$(key out server.trace_held_back_count)
 	expect_gt "${n:-0}" 0 "responses held back"
-	expect_eq "$(key out server.trace_incomplete_at | tr ',' '\n' |
-		     sed -n 's/^APP_DONE://p')" "$n" \
+	expect_eq "$(incomplete_at out server APP_DONE)" "$n" \
 		"held back = out of order at APP_DONE"
 	check_incomplete_reasons out server
 	awk -v p50="$(key out server.trace_held_back_p50_us)" \
@@ -581,8 +587,7 @@ t_trace_burst_across_a_veth_pair() {
 	check_trace_counts out server tcp_tx 100
 	n=$(key out server.num_transactions)
 	i=$(key out server.trace_incomplete)
-	held=$(key out server.trace_incomplete_at |
-	       sed -n 's/.*DEV_XMIT:\([0-9]*\).*/\1/p')
+	held=$(incomplete_at out server DEV_XMIT)
 	expect_le $(((i - ${held:-0}) * 100)) "$n" \
 		"server incomplete but at DEV_XMIT <= 1%"
 	$CHECK_TRACE cli.csv srv.csv
