@@ -22,6 +22,36 @@ static const char report_css[] =
 #define NBINS (10 * BINS_PER_DECADE)	/* 1 ns to 10 s */
 #define SLOWEST 20
 
+/* Each side's trace_* keys: what it timed, and why it timed no more. */
+static void trace_keys(FILE *f, const struct waterfall *w,
+		       const struct html_meta *m)
+{
+	const struct kv_list *l;
+	struct kv_list sel = { 0 };
+	size_t k;
+	int i, first = 1;
+
+	fputs(",\"trace\":{", f);
+	for (i = 0; i < w->n; i++) {
+		if (!(l = m->keys[i]))
+			continue;
+		for (k = 0; k < l->n; k++) {
+			if (strncmp(l->v[k].key, "trace_", 6))
+				continue;
+			kv_str(&sel, l->v[k].key, l->v[k].text);
+			sel.v[sel.n - 1].type = l->v[k].type;
+		}
+		fputs(first ? "" : ",", f);
+		json_string(f, w->t[i].name);
+		fputs(":{\n", f);
+		kv_json_members(&sel, f, 0);
+		fputc('}', f);
+		kv_free(&sel);
+		first = 0;
+	}
+	fputc('}', f);
+}
+
 static void meta(FILE *f, const struct waterfall *w,
 		 const struct html_meta *m)
 {
@@ -56,7 +86,9 @@ static void meta(FILE *f, const struct waterfall *w,
 	fputs("],\"options\":{\n", f);
 	if (m->options)
 		kv_json_members(m->options, f, 0);
-	fputs("}}", f);
+	fputc('}', f);
+	trace_keys(f, w, m);
+	fputc('}', f);
 }
 
 /* A histogram as [bin, count] pairs, bin b from 10^(b/10) ns. */

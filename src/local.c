@@ -48,8 +48,9 @@ struct local {
 	FILE *recs[2];		/* the server's and the client's kept records */
 	char *perfetto;		/* --perfetto: the parent writes both sides */
 	char *report;		/* --report: the same */
-	FILE *peer;		/* --script: the server's keys, for r.peer */
-	FILE *peer_ts;		/* and its trace summary */
+	FILE *peer;		/* the server's keys: for r.peer, --report */
+	FILE *peer_ts;		/* and its trace summary, for r.peer */
+	FILE *own;		/* --report: the client's keys */
 	pid_t pid;
 };
 
@@ -266,8 +267,8 @@ static char *tmp_name(const char *tag)
 static void local_free(struct local *l)
 {
 	FILE *files[] = { l->server_out, l->server_table, l->client_out,
-			  l->peer, l->peer_ts, l->client_table, l->recs[0],
-			  l->recs[1] };
+			  l->peer, l->peer_ts, l->own, l->client_table,
+			  l->recs[0], l->recs[1] };
 
 	for (size_t i = 0; i < ARRAY_SIZE(files); i++)
 		if (files[i])
@@ -285,6 +286,39 @@ static void local_free(struct local *l)
 	free(l->user_json);
 	free(l->perfetto);
 	free(l->report);
+}
+
+/* A value's type back from its text: what JSON and Lua make of it. */
+static enum kv_type kv_type_of(const char *text)
+{
+	char *end;
+
+	if (!*text)
+		return KV_STR;
+	strtod(text, &end);
+	if (*end && strcmp(text, "nan"))
+		return KV_STR;
+	return strpbrk(text, ".en") ? KV_NUM : KV_INT;
+}
+
+/* A side's key=value lines, the "client."/"server." prefix dropped. */
+static void read_kv(FILE *f, struct kv_list *kv)
+{
+	char *line = NULL, *eq, *dot;
+	size_t cap = 0;
+
+	rewind(f);
+	while (getline(&line, &cap, f) > 0) {
+		line[strcspn(line, "\n")] = '\0';
+		eq = strchr(line, '=');
+		dot = strchr(line, '.');
+		if (!eq || !dot || dot > eq)
+			continue;
+		*eq = '\0';
+		kv_str(kv, dot + 1, eq + 1);
+		kv->v[kv->n - 1].type = kv_type_of(eq + 1);
+	}
+	free(line);
 }
 
 struct report_args {
@@ -335,6 +369,7 @@ static int write_files(const struct local *l, const struct waterfall *w,
 		.hooks = both ? tracer_hooks(both) : NULL, .options = &opts,
 	};
 	struct report_args a = { w, &m };
+	struct kv_list keys[2] = { { 0 } };
 	int rc = 0;
 
 	/* Untraced (no privileges, say): nothing to draw, no empty file. */
@@ -344,8 +379,17 @@ static int write_files(const struct local *l, const struct waterfall *w,
 	if (l->perfetto && write_whole(l->perfetto, fill_perfetto, &a))
 		rc = -1;
 	options_dump(o, &opts);
+	/* What each side could not time, which its records do not show. */
+	if (l->own && l->peer) {
+		read_kv(l->own, &keys[0]);
+		read_kv(l->peer, &keys[1]);
+		m.keys[0] = &keys[0];
+		m.keys[1] = &keys[1];
+	}
 	if (l->report && write_whole(l->report, fill_report, &a))
 		rc = -1;
+	kv_free(&keys[0]);
+	kv_free(&keys[1]);
 	kv_free(&opts);
 	return rc;
 }
@@ -383,39 +427,6 @@ static struct waterfall *waterfall(struct local *l, const struct options *o,
 	if (w->t[0].n && !waterfall_join(w, 1) && w->joined)
 		waterfall_kv(w, "", kv);
 	return w;
-}
-
-/* A value's type back from its text: what JSON and Lua make of it. */
-static enum kv_type kv_type_of(const char *text)
-{
-	char *end;
-
-	if (!*text)
-		return KV_STR;
-	strtod(text, &end);
-	if (*end && strcmp(text, "nan"))
-		return KV_STR;
-	return strpbrk(text, ".en") ? KV_NUM : KV_INT;
-}
-
-/* A side's key=value lines, the "client."/"server." prefix dropped. */
-static void read_kv(FILE *f, struct kv_list *kv)
-{
-	char *line = NULL, *eq, *dot;
-	size_t cap = 0;
-
-	rewind(f);
-	while (getline(&line, &cap, f) > 0) {
-		line[strcspn(line, "\n")] = '\0';
-		eq = strchr(line, '=');
-		dot = strchr(line, '.');
-		if (!eq || !dot || dot > eq)
-			continue;
-		*eq = '\0';
-		kv_str(kv, dot + 1, eq + 1);
-		kv->v[kv->n - 1].type = kv_type_of(eq + 1);
-	}
-	free(line);
 }
 
 /*
@@ -564,10 +575,12 @@ int local_run(struct options *o, const struct workload *wl)
 		l.server_out = NULL;
 	if (glance_on(o) && (l.client_table = tmpfile()))
 		side_table_to(l.client_table);
-	if (script_current()) {
+	if (script_current() || o->report)
 		l.peer = tmpfile();
+	if (script_current())
 		l.peer_ts = tmpfile();
-	}
+	if (o->report)
+		l.own = tmpfile();
 	if (!l.server_out || !l.server_table || pipe2(pfd, O_CLOEXEC)) {
 		log_err("--local: %s", strerror(errno));
 		return EXIT_RUNTIME;
@@ -613,6 +626,7 @@ int local_run(struct options *o, const struct workload *wl)
 		options_print(o, wl->name);
 		l.perfetto = o->perfetto;
 		l.report = o->report;
+		side_results_to(l.own, NULL);
 		o->perfetto = o->report = NULL;
 		csv = side_kv_for_csv(o);
 		rc = client_to(&l, o, wl);
@@ -628,7 +642,7 @@ int local_run(struct options *o, const struct workload *wl)
 	server_pid = 0;
 	if (!rc && !src && l.recs[1])
 		w = waterfall(&l, o, wl, &wf);
-	if (l.peer)
+	if (l.peer && script_current())
 		keep_peer(&l, w);
 	finish_output(&l, o, w, &wf);
 	if (w && (l.perfetto || l.report) && write_files(&l, w, o, wl, both))

@@ -345,15 +345,19 @@ static int write_perfetto(struct side *s, char *err, size_t len)
 	return out_commit(&s->perfetto, err, len);
 }
 
-/* The report of one side: its own stages, from its kept records. */
-static int write_report(struct side *s, char *err, size_t len)
+/*
+ * The report of one side: its own stages, from its kept records, and
+ * from its keys what it could not time.
+ */
+static int write_report(struct side *s, const struct kv_list *results,
+			char *err, size_t len)
 {
 	struct waterfall *w = xcalloc(1, sizeof(*w));
 	struct kv_list opts = { 0 };
 	struct html_meta m = {
 		.workload = s->wl->name, .interval_s = s->o->interval,
 		.hooks = s->rs.tracer ? tracer_hooks(s->rs.tracer) : NULL,
-		.options = &opts,
+		.options = &opts, .keys = { results },
 	};
 	int rc;
 
@@ -452,7 +456,7 @@ int side_finish(struct side *s)
 	}
 	if (s->perfetto.f && write_perfetto(s, err, sizeof(err)))
 		log_err("%s", err), rc = 1;
-	if (s->report.f && write_report(s, err, sizeof(err)))
+	if (s->report.f && write_report(s, &results, err, sizeof(err)))
 		log_err("%s", err), rc = 1;
 	if (s->samples.f) {
 		write_samples_csv(s->samples.f, s->workers, s->nworkers,

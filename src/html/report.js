@@ -79,6 +79,18 @@ window.addEventListener("error", function (e) {
 		return s;
 	}
 
+	// The joined records leave out what a side could not time, which
+	// may be the slowest: say so where the figures are first read.
+	function untimedNote() {
+		var T = D.meta.trace, n = [];
+		Object.keys(T).forEach(function (side) {
+			if (T[side].trace_incomplete)
+				n.push(side + " " + T[side].trace_incomplete);
+		});
+		return n.length ? " · not timed, left out of every figure: " +
+			n.join(", ") + " (below)" : "";
+	}
+
 	function header() {
 		var m = D.meta, t = D.total;
 		app.appendChild(el("h1", {}, "netstage " + m.workload +
@@ -87,7 +99,7 @@ window.addEventListener("error", function (e) {
 			" transactions (" + m.sides.join(" and ") +
 			" records joined on one clock) · latency mean " +
 			us(t.mean) + ", p50 " + us(t.p50) + ", p99 " +
-			us(t.p99) + " · " + m.date));
+			us(t.p99) + untimedNote() + " · " + m.date));
 	}
 
 	function waterfall() {
@@ -135,6 +147,73 @@ window.addEventListener("error", function (e) {
 		tr.appendChild(el("td"));
 		t.appendChild(tr);
 		app.appendChild(t);
+	}
+
+	// What each side traced but could not time, from its trace_* keys:
+	// those transactions have no stages, so nothing above shows them.
+	function untimed() {
+		var T = D.meta.trace, sides = Object.keys(T);
+		if (!sides.length)
+			return;
+		section("What the trace could not time", "Counted by each " +
+			"side, and left out of every figure above: a " +
+			"transaction missing a kernel boundary, with its " +
+			"boundaries out of order, or without a record has no " +
+			"stages (docs/stages.md, Incomplete).");
+		var t = el("table", { id: "untimed" });
+		var h = el("tr");
+		["side", "timed", "not timed", "missing a boundary",
+		 "out of order", "no record", "where", "events lost",
+		 "cost / transaction"].forEach(function (c, i) {
+			h.appendChild(el("th", i ? {} : { class: "name" }, c));
+		});
+		t.appendChild(h);
+		sides.forEach(function (side) {
+			var k = T[side], tr = el("tr", { "data-side": side });
+			tr.appendChild(el("td", { class: "name" }, side));
+			if (k.trace_transactions === undefined) {
+				tr.appendChild(el("td", { class: "kv", colspan: 8 },
+					"not traced: " + (k.trace_error || "")));
+				t.appendChild(tr);
+				return;
+			}
+			var all = k.trace_transactions + k.trace_incomplete;
+			var share = all ? " (" + (100 * k.trace_transactions /
+				all).toFixed(1) + "%)" : "";
+			var where = String(k.trace_incomplete_at || "")
+				.split(",").filter(Boolean).map(function (b) {
+					return b.replace(":", " ");
+				}).join(" · ");
+			[k.trace_transactions + share +
+			 (k.trace_sample > 1 ? ", 1 in " + k.trace_sample : ""),
+			 k.trace_incomplete, k.trace_incomplete_missing,
+			 k.trace_incomplete_disorder, k.trace_incomplete_norecord,
+			 where, k.trace_lost,
+			 k.trace_cost_ns === undefined ? "" :
+				k.trace_cost_ns + " ns"].forEach(function (v, i) {
+				tr.appendChild(el("td", { "data-key": ["timed",
+					"incomplete", "missing", "disorder",
+					"norecord", "at", "lost", "cost"][i] },
+					v === undefined ? "" : String(v)));
+			});
+			t.appendChild(tr);
+		});
+		app.appendChild(t);
+		sides.forEach(function (side) {
+			var k = T[side];
+			if (!k.trace_held_back_count)
+				return;
+			app.appendChild(el("p", { class: "held-back",
+				"data-count": k.trace_held_back_count },
+				side + ": " + k.trace_held_back_count +
+				" responses TCP held back (out of order at " +
+				"APP_DONE): they reached the device p50 " +
+				us(k.trace_held_back_p50_us) + ", p99 " +
+				us(k.trace_held_back_p99_us) + ", max " +
+				us(k.trace_held_back_max_us) + " after send() " +
+				"returned. That wait is in the client's latency " +
+				"and in no stage."));
+		});
 	}
 
 	// Histograms on one log axis, so stages compare at a glance.
@@ -313,6 +392,7 @@ window.addEventListener("error", function (e) {
 	app.textContent = "";
 	header();
 	waterfall();
+	untimed();
 	histograms();
 	overTime();
 	slowest();

@@ -2,15 +2,24 @@
 
 python3 check_report.py DOM.html ERR    (--local: the waterfall on ERR)
 python3 check_report.py DOM.html N      (one side: N stages)
+    ... --keys OUT                        (and OUT's trace_* keys)
 
 The script ran to its end without an error (body[data-rendered], no
 body[data-error]), drew a row of the waterfall table and a histogram
 for each stage (with --local, each row of the waterfall netstage
-printed), and the other sections exist.
+printed), and the other sections exist. With --keys, the table of what
+the trace could not time has a row per side of OUT (key=value lines,
+"client."/"server." before each key, or none for one side) saying what
+its keys say, and the held-back responses where there were any.
 """
 import re
 import sys
 
+keys_file = None
+if "--keys" in sys.argv:
+    i = sys.argv.index("--keys")
+    keys_file = sys.argv[i + 1]
+    del sys.argv[i:i + 2]
 dom = open(sys.argv[1]).read()
 body = re.search(r"<body[^>]*>", dom).group(0)
 assert "data-error" not in body, body
@@ -37,4 +46,33 @@ assert table.count("<tr") == drawn + 2, table.count("<tr")
 assert dom.count('class="hist"') == drawn + 1
 for section in ("slowest", "over-time", "run", "options"):
     assert 'id="%s"' % section in dom, section
+
+# What the trace could not time: a row per side, each cell its key.
+untimed = re.search(r'<table id="untimed">(.*?)</table>', dom, re.S).group(1)
+cells = {
+    "incomplete": "trace_incomplete",
+    "missing": "trace_incomplete_missing",
+    "disorder": "trace_incomplete_disorder",
+    "norecord": "trace_incomplete_norecord",
+    "lost": "trace_lost",
+}
+if keys_file:
+    kv = dict(l.rstrip("\n").split("=", 1) for l in open(keys_file)
+              if "=" in l)
+    rows = dict(re.findall(r'<tr data-side="(\w+)">(.*?)</tr>', untimed))
+    sides = [s for s in ("client", "server") if s + ".trace_lost" in kv]
+    assert sorted(rows) == sorted(sides or list(rows)[:1]), (rows, sides)
+    for side, row in rows.items():
+        pre = side + "." if sides else ""
+        got = dict(re.findall(r'data-key="(\w+)">([^<]*)<', row))
+        for cell, key in cells.items():
+            assert got[cell] == kv[pre + key], (side, cell, got, kv[pre + key])
+        assert got["timed"].split()[0] == kv[pre + "trace_transactions"], got
+        at = kv.get(pre + "trace_incomplete_at", "")
+        assert got["at"] == at.replace(",", " · ").replace(":", " "), got
+        held = re.search(r'<p class="held-back" data-count="(\d+)">%s: '
+                         % side, dom)
+        n = kv.get(pre + "trace_held_back_count")
+        assert (held.group(1) if held else None) == n, (side, n)
+    print("report: the untimed of %s as their keys say" % ", ".join(rows))
 print("report: %d stages drawn" % drawn)
