@@ -864,6 +864,9 @@ void options_print(const struct options *o, const char *workload)
 	kv_str(&kv, "workload", workload);
 	kv_str(&kv, "version", NETSTAGE_VERSION);
 	options_dump(o, &kv);
+	/* Traced, the results say it (trace/summary.h): one line, not two. */
+	if (o->trace)
+		kv_remove(&kv, "trace_sample");
 	kv_print(&kv, stdout, o->prefix);
 	fflush(stdout);
 	kv_free(&kv);

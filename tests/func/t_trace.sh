@@ -679,6 +679,9 @@ t_trace_sample_times_one_in_n() {
 		--trace-records=tr.csv > out 2> err
 	check_sampled out client 10
 	check_sampled out server 10
+	# The option and the result were both trace_sample: once is enough.
+	expect_eq "$(cut -d= -f1 out | sort | uniq -d | tr '\n' ' ')" "" \
+		"keys printed twice"
 	grep -q 'stages of [0-9]* traced transactions (1 in 10)' err
 	$CHECK_TRACE tr.csv tr.server.csv
 	python3 - tr.csv tr.server.csv <<'PY'
