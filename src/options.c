@@ -89,7 +89,7 @@ static const struct opt_def defs[] = {
 	{ "epoll_trigger", 0, T_TRIGGER, O(edge_trigger), W_ALL, NULL, 0, 0,
 	  "epoll trigger: level or edge" },
 	{ "io_mode", 0, T_IOMODE, O(io_mode), W_ALL, "epoll", 0, 0,
-	  "epoll; busy (epoll that never sleeps); blocking or spin (tcp_rr, one flow per thread)" },
+	  "epoll; busy (epoll that never sleeps); blocking (tcp_rr, tcp_stream) or spin (tcp_rr): one flow per thread" },
 	{ "busy_poll", 0, T_INT, O(busy_poll), W_ALL, "0", 0, 1000000,
 	  "us the kernel busy-polls the device before recv or epoll_wait sleeps (SO_BUSY_POLL, EPIOCSPARAMS; NAPI devices, not loopback)" },
 	{ "delay", 'D', T_DELAY, O(delay), W_ALL, "0", 0, 0,
@@ -705,10 +705,13 @@ int options_validate(struct options *o, char *err, size_t len)
 	if (o->client && !o->local && (!o->control_port || !o->port))
 		return fail(err, len, NULL,
 			    "option --control-port/--port: 0 is only valid for a server");
-	if (io_thread_per_flow(o->io_mode) && o->workload != W_TCP_RR)
+	if (o->io_mode == IO_BLOCKING &&
+	    !(o->workload & (W_TCP_RR | W_TCP_STREAM)))
 		return fail(err, len, NULL,
-			    "option --io-mode: '%s' is only for tcp_rr",
-			    io_modes[o->io_mode]);
+			    "option --io-mode: 'blocking' is only for tcp_rr and tcp_stream");
+	if (o->io_mode == IO_SPIN && o->workload != W_TCP_RR)
+		return fail(err, len, NULL,
+			    "option --io-mode: 'spin' is only for tcp_rr");
 	if (io_thread_per_flow(o->io_mode) && o->edge_trigger)
 		return fail(err, len, NULL,
 			    "option --io-mode: '%s' uses no epoll, so no --edge-trigger",
@@ -771,6 +774,11 @@ int options_validate(struct options *o, char *err, size_t len)
 	} else {
 		o->enable_read = 1;
 	}
+	/* A thread that waits in send() cannot read meanwhile. */
+	if (o->io_mode == IO_BLOCKING && o->workload == W_TCP_STREAM &&
+	    o->enable_read && o->enable_write)
+		return fail(err, len, NULL,
+			    "option --io-mode: 'blocking' moves a flow's data one way (not --enable-read with --enable-write)");
 	return 0;
 }
 

@@ -91,6 +91,12 @@ static int check_hello(struct server *sv, int fd, const struct ctl_msg *m)
 		       o->num_threads, sv->total_flows + (int)m->f[H_FLOWS]);
 		return -1;
 	}
+	if (o->io_mode == IO_BLOCKING && want == &tcp_stream_workload &&
+	    (m->f[H_FLAGS] & HF_CLIENT_READS)) {
+		refuse(fd, "server --io-mode blocking moves a flow's data one "
+		       "way: the client may not read (--enable-read)");
+		return -1;
+	}
 	if (fd_limit_ensure(sv->total_flows + m->f[H_FLOWS] + FD_SPARE,
 			    why, sizeof(why))) {
 		refuse(fd, "server: %s", why);

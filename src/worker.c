@@ -209,8 +209,7 @@ static void final_snapshot(struct worker *w)
 		snapshot(w, now);
 }
 
-/* True when the loop should end: stopped, and not draining any more. */
-static int loop_done(struct worker *w)
+int worker_done(struct worker *w)
 {
 	struct run_shared *rs = w->rs;
 
@@ -306,7 +305,7 @@ static void epoll_loop(struct worker *w)
 	/* The engine's first deadline, before the first sleep. */
 	if (w->rs->wl->tick)
 		deadline = w->rs->wl->tick(w, now_ns());
-	while (!loop_done(w)) {
+	while (!worker_done(w)) {
 		/* --io-mode=busy: poll, never sleep (no wake-up to wait for). */
 		struct timespec ts = busy ? (struct timespec){ 0, 0 }
 					  : wait_for(w, deadline);
@@ -535,9 +534,10 @@ void workers_stop(struct worker *w, int n, struct run_shared *rs)
 	 * A blocking server waits in recv() for requests that will not come:
 	 * it stops after every client's workers did. SHUT_RD ends the wait
 	 * at once (end of file, nothing sent), not 2 s later, which would
-	 * add two empty intervals to its throughput.
+	 * add two empty intervals to its throughput. A stream's is draining
+	 * what was sent before the stop, to the end of file.
 	 */
-	if (!rs->is_client && rs->o->io_mode == IO_BLOCKING)
+	if (!rs->is_client && rs->o->io_mode == IO_BLOCKING && rs->wl->is_rr)
 		for (i = 0; i < n; i++)
 			for (j = 0; j < w[i].nflows; j++)
 				shutdown(w[i].flows[j]->fd, SHUT_RD);

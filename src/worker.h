@@ -160,6 +160,11 @@ static inline void worker_poll_snapshot(struct worker *w)
 	if (coarse_ns() + w->coarse_lag >= w->next_snap)
 		worker_maybe_snapshot(w, now_ns());
 }
+/*
+ * True when a worker's loop should end: stopped, and not draining any
+ * more (a stream server reads what came before the stop, for up to 2 s).
+ */
+int worker_done(struct worker *w);
 static inline int worker_stopping(struct worker *w)
 {
 	return atomic_load_explicit(&w->rs->stop, memory_order_relaxed);

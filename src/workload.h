@@ -60,6 +60,7 @@ void crr_start(struct worker *w, struct flow *f);
 void crr_event(struct worker *w, struct flow *f, uint32_t events);
 void crr_client_done(struct worker *w, struct flow *f, uint64_t now);
 void stream_start(struct worker *w, struct flow *f);
+void stream_run_blocking(struct worker *w, struct flow *f);
 void stream_event(struct worker *w, struct flow *f, uint32_t events);
 
 #endif

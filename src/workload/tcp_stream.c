@@ -9,4 +9,5 @@ const struct workload tcp_stream_workload = {
 	.socktype = SOCK_STREAM,
 	.start = stream_start,
 	.event = stream_event,
+	.run_blocking = stream_run_blocking,
 };

@@ -568,6 +568,67 @@ EOF
 	expect_eq "$stopped" 0 "short reads that ended a turn"
 }
 
+# --io-mode blocking on a stream: a thread per flow, each call waits in
+# the kernel (netperf's and iperf3's way). Every send is whole, none asks
+# not to wait, no thread of the client waits in epoll, and the server
+# still reads to the end of what was sent.
+t_tcp_stream_blocking_io_mode() {
+	local srv rc=0 i
+
+	# Each flow's server thread reads on after the stop, to the end of
+	# file. Stopping at once left bytes unread in most runs of 4 flows.
+	for i in 1 2 3; do
+		ns tcp_stream --local -l 1 -q -F 4 -T 4 --io-mode=blocking > out
+		w=$(key out client.bytes_written)
+		expect_gt "$w" 0 "bytes written"
+		expect_eq "$(key out server.bytes_read)" "$w" "server read all"
+	done
+	expect_eq "$(key out client.io_mode)" blocking "io_mode key"
+	expect_eq "$(key out client.num_samples)" 1 "client samples"
+	expect_eq "$(key out server.num_samples)" 1 "server samples"
+	next_ports
+	timeout -k 5 "$BOUND" "$NETSTAGE" tcp_stream -C "$CPORT" -P "$DPORT" \
+		-q > srv.out 2> srv.err &
+	srv=$!
+	wait_port "$CPORT"
+	under_strace -ff -qq -o trace.cli -e trace=sendto,epoll_pwait2,epoll_wait \
+		timeout -k 5 "$BOUND" "$NETSTAGE" tcp_stream -c -H 127.0.0.1 \
+		-C "$CPORT" -l 1 -q -B 65536 --io-mode=blocking > cli.out
+	wait "$srv"
+	python3 - trace.cli.* > calls <<'PY'
+import re, sys
+whole = other = epoll = 0
+for name in sys.argv[1:]:
+    lines = open(name).read().splitlines()
+    data = [l for l in lines if re.match(r"sendto\(\d+, .*, 65536, ", l)]
+    whole += sum(1 for l in data
+                 if l.endswith("= 65536") and "MSG_DONTWAIT" not in l)
+    other += len(data) - sum(1 for l in data
+                             if l.endswith("= 65536") and "MSG_DONTWAIT" not in l)
+    if data:
+        epoll += sum(1 for l in lines if l.startswith("epoll_"))
+print(whole, other, epoll)
+PY
+	read -r whole other epoll < calls
+	expect_gt "$whole" 1000 "whole blocking sends"
+	expect_eq "$other" 0 "sends short or not blocking"
+	expect_eq "$epoll" 0 "epoll calls of the sending thread"
+	expect_eq "$(key srv.out bytes_read)" "$(key cli.out bytes_written)" \
+		"server read all"
+	# A thread that waits in send() cannot read meanwhile.
+	expect_usage_error "'blocking' moves a flow's data one way" \
+		tcp_stream --local --io-mode=blocking -r
+	expect_usage_error "'blocking' is only for tcp_rr and tcp_stream" \
+		udp_stream --io-mode=blocking
+	start_server tcp_stream --io-mode=blocking
+	ns tcp_stream -c -H 127.0.0.1 -C "$CPORT" -l 1 -q -r > bad.out \
+		2> bad.err || rc=$?
+	stop_server
+	expect_eq "$rc" 1 "a reading client of a blocking server"
+	grep -q "server refused the test: server --io-mode blocking moves a flow's data one way" bad.err ||
+		fail "$(cat bad.err)"
+}
+
 t_tcp_stream_ipv6() {
 	ns tcp_stream --local -6 -l 1 -q > out
 	expect_eq "$(key out server.bytes_read)" \

@@ -227,10 +227,17 @@ static void t_validation_errors(void **state)
 		     "no-such-host.invalid", NULL);
 	expect_error(W_TCP_RR, "0 is only valid for a server", "-c", "-H",
 		     "127.0.0.1", "-C", "0", NULL);
-	expect_error(W_TCP_CRR, "'blocking' is only for tcp_rr",
+	expect_error(W_TCP_CRR, "'blocking' is only for tcp_rr and tcp_stream",
 		     "--io-mode=blocking", NULL);
-	expect_error(W_TCP_STREAM, "'blocking' is only for tcp_rr",
+	expect_error(W_UDP_STREAM,
+		     "'blocking' is only for tcp_rr and tcp_stream",
 		     "--io-mode=blocking", NULL);
+	expect_error(W_TCP_STREAM, "'blocking' moves a flow's data one way",
+		     "-c", "-H", "127.0.0.1", "-r", "--io-mode=blocking", NULL);
+	expect_error(W_TCP_STREAM, "'blocking' moves a flow's data one way",
+		     "-w", "--io-mode=blocking", NULL);
+	expect_error(W_TCP_STREAM, "'spin' is only for tcp_rr",
+		     "--io-mode=spin", NULL);
 	expect_error(W_TCP_RR, "--num-threads >= --num-flows", "-c", "-H",
 		     "127.0.0.1", "-F", "4", "--io-mode=blocking", NULL);
 	expect_error(W_TCP_RR, "no --edge-trigger", "-E",
