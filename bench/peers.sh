@@ -9,7 +9,8 @@
 # SECTIONS, comma-separated (default all): rr (tcp_rr pinned and
 # unpinned), busy (unpinned tcp_rr of the modes that never sleep, with
 # the CPU each transaction costs), stream (tcp_stream at 16 KiB and
-# 128 KiB writes, pinned and unpinned).
+# 128 KiB writes, pinned and unpinned, the epoll engine and
+# --io-mode=blocking).
 #
 # -c CONGESTION: the stream section runs under that TCP congestion
 # control, made the system's (net.ipv4.tcp_congestion_control, root) for
@@ -333,10 +334,14 @@ if section stream; then
 			[ -z "$pin" ] && [ "$ROUND" -gt "$UREPS" ] && continue
 			mode=$([ -n "$pin" ] && echo pinned || echo unpinned)
 			rotate 'ns_stream $mode.netstage_stream_16k "$pin"' \
+				'ns_stream $mode.netstage_blocking_16k "$pin" \
+					--io-mode=blocking' \
 				'iperf3_stream $mode.iperf3_16k "$pin" -l 16K' \
 				'iperf2_stream $mode.iperf2_16k "$pin" 16K'
 			rotate 'ns_stream $mode.netstage_stream_128k "$pin" \
 					-B 131072' \
+				'ns_stream $mode.netstage_blocking_128k "$pin" \
+					-B 131072 --io-mode=blocking' \
 				'iperf3_stream $mode.iperf3_128k "$pin"' \
 				'iperf2_stream $mode.iperf2_128k "$pin" 128K' \
 				'[ -z "$NETPERF" ] ||
@@ -373,10 +378,11 @@ for mode in ("pinned", "unpinned"):
     for ns in ("netstage_epoll", "netstage_blocking"):
         for peer in ("sockperf", "qperf", "netperf"):
             ratio(f"{mode}.{ns}", f"{mode}.{peer}")
-    for sz in ("16k", "128k"):
-        ratio(f"{mode}.netstage_stream_{sz}", f"{mode}.iperf3_{sz}")
-        ratio(f"{mode}.netstage_stream_{sz}", f"{mode}.iperf2_{sz}")
-    ratio(f"{mode}.netstage_stream_128k", f"{mode}.netperf_128k")
+    for ns in ("stream", "blocking"):
+        for sz in ("16k", "128k"):
+            ratio(f"{mode}.netstage_{ns}_{sz}", f"{mode}.iperf3_{sz}")
+            ratio(f"{mode}.netstage_{ns}_{sz}", f"{mode}.iperf2_{sz}")
+        ratio(f"{mode}.netstage_{ns}_128k", f"{mode}.netperf_128k")
 for ns in ("busy", "spin"):
     for peer in ("netstage_epoll", "sockperf_busy", "sockperf_spin",
                  "netperf"):
