@@ -104,7 +104,7 @@ static void write_some(struct worker *w, struct flow *f)
  * one way, as netperf's and iperf3's senders and receivers do. A send()
  * waits in the kernel until the whole buffer is queued, a recv() until
  * anything came; no epoll_wait() between calls. On loopback it moves
- * about 4% more at 128 KiB unpinned than the epoll loop
+ * about 5% more at 128 KiB unpinned than the epoll loop
  * (docs/performance.md).
  */
 void stream_run_blocking(struct worker *w, struct flow *f)
