@@ -601,10 +601,10 @@ whole = other = epoll = 0
 for name in sys.argv[1:]:
     lines = open(name).read().splitlines()
     data = [l for l in lines if re.match(r"sendto\(\d+, .*, 65536, ", l)]
-    whole += sum(1 for l in data
-                 if l.endswith("= 65536") and "MSG_DONTWAIT" not in l)
-    other += len(data) - sum(1 for l in data
-                             if l.endswith("= 65536") and "MSG_DONTWAIT" not in l)
+    ok = sum(1 for l in data
+             if l.endswith("= 65536") and "MSG_DONTWAIT" not in l)
+    whole += ok
+    other += len(data) - ok
     if data:
         epoll += sum(1 for l in lines if l.startswith("epoll_"))
 print(whole, other, epoll)
