@@ -112,21 +112,6 @@ void kv_json_members(const struct kv_list *l, FILE *f, int indent)
 	}
 }
 
-void kv_remove(struct kv_list *l, const char *key)
-{
-	size_t i, n = 0;
-
-	for (i = 0; i < l->n; i++) {
-		if (strcmp(l->v[i].key, key)) {
-			l->v[n++] = l->v[i];
-			continue;
-		}
-		free(l->v[i].key);
-		free(l->v[i].text);
-	}
-	l->n = n;
-}
-
 const char *kv_get(const struct kv_list *l, const char *key)
 {
 	size_t i;

@@ -28,8 +28,6 @@ void kv_uint(struct kv_list *l, const char *key, uint64_t val);
 /* Printed with `prec` decimals; non-finite values become JSON null. */
 void kv_num(struct kv_list *l, const char *key, double val, int prec);
 void kv_free(struct kv_list *l);
-/* Drops key's entries from the list, if it has any. */
-void kv_remove(struct kv_list *l, const char *key);
 /* The text of key's value, or NULL when the list has no such key. */
 const char *kv_get(const struct kv_list *l, const char *key);
 

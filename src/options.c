@@ -41,11 +41,19 @@ struct opt_def {
 	char shortopt;
 	enum opt_type type;
 	size_t off;
-	unsigned int mask;
+	unsigned int mask;	/* the workloads it applies to, OPT_ flags */
 	const char *defval;	/* parsed like user input at start-up */
 	long long min, max;
 	const char *usage;
 };
+
+/*
+ * Not a workload: a traced run's results print the value in effect
+ * (trace/summary.h), so the key=value options leave it out then: one
+ * line, not two. JSON keeps both, each in its own object.
+ */
+#define OPT_TRACED_RESULT (1u << 31)
+_Static_assert(!(W_EVERY & OPT_TRACED_RESULT), "a workload bit");
 
 #define O(f) offsetof(struct options, f)
 
@@ -183,7 +191,8 @@ static const struct opt_def defs[] = {
 	{ "trace_max_records", 0, T_INT, O(trace_max_records), W_RR | W_OBSERVE,
 	  "100000", 0, 100000000,
 	  "traced transactions kept at most, for --trace-records and scripts" },
-	{ "trace_sample", 0, T_INT, O(trace_sample), W_TCP_RR, "1", 1,
+	{ "trace_sample", 0, T_INT, O(trace_sample),
+	  W_TCP_RR | OPT_TRACED_RESULT, "1", 1,
 	  1 << 30,
 	  "with --trace: time one transaction in N per flow (those whose number is a multiple of N); the others cost BPF one lookup per event" },
 	{ "trace_sched", 0, T_BOOL, O(trace_sched), W_RR | W_OBSERVE, NULL, 0, 0,
@@ -848,14 +857,21 @@ static void dump_one(const struct options *o, const struct opt_def *d,
 	}
 }
 
-void options_dump(const struct options *o, struct kv_list *out)
+/* The workload's options, but those with an OPT_ flag of `skip`. */
+static void dump_but(const struct options *o, unsigned int skip,
+		     struct kv_list *out)
 {
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(defs); i++)
-		if (defs[i].mask & o->workload)
+		if ((defs[i].mask & o->workload) && !(defs[i].mask & skip))
 			dump_one(o, &defs[i], out);
 	kv_int(out, "total_run_time", o->test_length);
+}
+
+void options_dump(const struct options *o, struct kv_list *out)
+{
+	dump_but(o, 0, out);
 }
 
 void options_print(const struct options *o, const char *workload)
@@ -871,10 +887,7 @@ void options_print(const struct options *o, const char *workload)
 
 	kv_str(&kv, "workload", workload);
 	kv_str(&kv, "version", NETSTAGE_VERSION);
-	options_dump(o, &kv);
-	/* Traced, the results say it (trace/summary.h): one line, not two. */
-	if (o->trace)
-		kv_remove(&kv, "trace_sample");
+	dump_but(o, o->trace ? OPT_TRACED_RESULT : 0, &kv);
 	kv_print(&kv, stdout, o->prefix);
 	fflush(stdout);
 	kv_free(&kv);

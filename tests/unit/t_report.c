@@ -97,26 +97,6 @@ static void t_kv_prints_and_escapes(void **state)
 	kv_free(&l);
 }
 
-static void t_kv_remove_drops_every_entry_of_a_key(void **state)
-{
-	struct kv_list l = { 0 };
-	char *s;
-
-	kv_int(&l, "trace_sample", 10);
-	kv_int(&l, "num_flows", 1);
-	kv_int(&l, "trace_sample", 10);
-	kv_str(&l, "workload", "tcp_rr");
-	kv_remove(&l, "trace_sample");
-	kv_remove(&l, "absent");
-	s = capture(print_plain, &l);
-	assert_string_equal(s, "client.num_flows=1\nclient.workload=tcp_rr\n");
-	free(s);
-	kv_remove(&l, "num_flows");
-	kv_remove(&l, "workload");
-	assert_int_equal(l.n, 0);
-	kv_free(&l);
-}
-
 static void t_incomplete_keys_say_why_and_where(void **state)
 {
 	struct trace_summary *ts = calloc(1, sizeof(*ts));
@@ -197,7 +177,6 @@ int main(void)
 		cmocka_unit_test(t_fit_correlation_of_noisy_data),
 		cmocka_unit_test(t_fit_needs_two_points),
 		cmocka_unit_test(t_kv_prints_and_escapes),
-		cmocka_unit_test(t_kv_remove_drops_every_entry_of_a_key),
 		cmocka_unit_test(t_incomplete_keys_say_why_and_where),
 		cmocka_unit_test(t_server_file_names_in_local_mode),
 	};
