@@ -26,27 +26,17 @@ static const char report_css[] =
 static void trace_keys(FILE *f, const struct waterfall *w,
 		       const struct html_meta *m)
 {
-	const struct kv_list *l;
-	struct kv_list sel = { 0 };
-	size_t k;
 	int i, first = 1;
 
 	fputs(",\"trace\":{", f);
 	for (i = 0; i < w->n; i++) {
-		if (!(l = m->keys[i]))
+		if (!m->keys[i])
 			continue;
-		for (k = 0; k < l->n; k++) {
-			if (strncmp(l->v[k].key, "trace_", 6))
-				continue;
-			kv_str(&sel, l->v[k].key, l->v[k].text);
-			sel.v[sel.n - 1].type = l->v[k].type;
-		}
 		fputs(first ? "" : ",", f);
 		json_string(f, w->t[i].name);
 		fputs(":{\n", f);
-		kv_json_members(&sel, f, 0);
+		kv_json_prefixed(m->keys[i], "trace_", f, 0);
 		fputc('}', f);
-		kv_free(&sel);
 		first = 0;
 	}
 	fputc('}', f);

@@ -92,14 +92,18 @@ void json_string(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-void kv_json_members(const struct kv_list *l, FILE *f, int indent)
+void kv_json_prefixed(const struct kv_list *l, const char *prefix, FILE *f,
+		      int indent)
 {
-	size_t i;
+	size_t i, plen = strlen(prefix);
+	int first = 1;
 
 	for (i = 0; i < l->n; i++) {
 		const struct kv *kv = &l->v[i];
 
-		fprintf(f, "%*s", indent, "");
+		if (strncmp(kv->key, prefix, plen))
+			continue;
+		fprintf(f, "%s%*s", first ? "" : ",\n", indent, "");
 		json_string(f, kv->key);
 		fputs(": ", f);
 		if (kv->type == KV_STR)
@@ -108,8 +112,15 @@ void kv_json_members(const struct kv_list *l, FILE *f, int indent)
 			fputs("null", f);
 		else
 			fputs(kv->text, f);
-		fputs(i + 1 < l->n ? ",\n" : "\n", f);
+		first = 0;
 	}
+	if (!first)
+		fputc('\n', f);
+}
+
+void kv_json_members(const struct kv_list *l, FILE *f, int indent)
+{
+	kv_json_prefixed(l, "", f, indent);
 }
 
 const char *kv_get(const struct kv_list *l, const char *key)

@@ -35,6 +35,9 @@ const char *kv_get(const struct kv_list *l, const char *key);
 void kv_print(const struct kv_list *l, FILE *f, const char *prefix);
 /* The list as the members of a JSON object, without the braces. */
 void kv_json_members(const struct kv_list *l, FILE *f, int indent);
+/* The same for the keys that begin with `prefix` alone. */
+void kv_json_prefixed(const struct kv_list *l, const char *prefix, FILE *f,
+		      int indent);
 
 /* A JSON string literal with escapes. */
 void json_string(FILE *f, const char *s);

@@ -97,6 +97,33 @@ static void t_kv_prints_and_escapes(void **state)
 	kv_free(&l);
 }
 
+static void print_trace_json(FILE *f, const struct kv_list *l)
+{
+	kv_json_prefixed(l, "trace_", f, 2);
+}
+
+static void t_kv_json_prefixed_keeps_its_keys_alone(void **state)
+{
+	struct kv_list l = { 0 };
+	char *s;
+
+	kv_int(&l, "throughput", 5);
+	kv_int(&l, "trace_incomplete", 3);
+	kv_str(&l, "tracer", "x");
+	kv_str(&l, "trace_incomplete_at", "app_done:3");
+	kv_int(&l, "num_flows", 1);
+	s = capture(print_trace_json, &l);
+	assert_string_equal(s, "  \"trace_incomplete\": 3,\n"
+			       "  \"trace_incomplete_at\": \"app_done:3\"\n");
+	free(s);
+	kv_free(&l);
+	kv_int(&l, "throughput", 5);
+	s = capture(print_trace_json, &l);
+	assert_string_equal(s, "");
+	free(s);
+	kv_free(&l);
+}
+
 static void t_incomplete_keys_say_why_and_where(void **state)
 {
 	struct trace_summary *ts = calloc(1, sizeof(*ts));
@@ -177,6 +204,7 @@ int main(void)
 		cmocka_unit_test(t_fit_correlation_of_noisy_data),
 		cmocka_unit_test(t_fit_needs_two_points),
 		cmocka_unit_test(t_kv_prints_and_escapes),
+		cmocka_unit_test(t_kv_json_prefixed_keeps_its_keys_alone),
 		cmocka_unit_test(t_incomplete_keys_say_why_and_where),
 		cmocka_unit_test(t_server_file_names_in_local_mode),
 	};
