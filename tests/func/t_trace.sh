@@ -510,21 +510,24 @@ t_trace_held_back_responses_are_timed_apart() {
 	expect_eq "$(grep '^held_back ' out)" "held_back $n $(
 		key out server.trace_held_back_p50_us) $(
 		key out server.trace_held_back_max_us)" "script's held_back"
-	# The report: the joined records leave them out, and it says so.
-	if command -v chromium > /dev/null; then
-		render_report r.html
-		$CHECK_REPORT dom.html err --keys out || fail "report"
-		grep -q "not timed, left out of every figure: server $(
-			key out server.trace_incomplete) (below)" dom.html ||
-			fail "report's lead: $(grep -o 'not timed[^<]*' dom.html)"
-	fi
 	# A terminal's summary says it too (it has no stage tables).
 	ns tcp_rr --local -l 1 -q --burst 4 -R 20000 --trace \
-		--script "$SMALL_RCVBUF" --output-format human > out 2> err
-	n=$(sed -n 's/^held_back \([0-9]*\) .*/\1/p' out)
+		--script "$SMALL_RCVBUF" --output-format human > out.h 2> err.h
+	n=$(sed -n 's/^held_back \([0-9]*\) .*/\1/p' out.h)
 	expect_gt "${n:-0}" 0 "human: responses held back"
-	grep -q "incomplete ($n responses held back by TCP, p50 " out ||
-		fail "summary: $(grep '^  trace ' out | tr '\n' ' ')"
+	grep -q "incomplete ($n responses held back by TCP, p50 " out.h ||
+		fail "summary: $(grep '^  trace ' out.h | tr '\n' ' ')"
+	# The report: the joined records leave them out, and it says so.
+	# Last, so that a machine without a browser still ran the rest.
+	if ! command -v chromium > /dev/null; then
+		echo "no chromium: the report of held-back responses unchecked"
+		exit "$SKIP"
+	fi
+	render_report r.html
+	$CHECK_REPORT dom.html err --keys out || fail "report"
+	grep -q "not timed, left out of every figure: server $(
+		key out server.trace_incomplete) (below)" dom.html ||
+		fail "report's lead: $(grep -o 'not timed[^<]*' dom.html)"
 }
 
 # --rate: open loop, traced. Each record runs from its request's actual
