@@ -33,6 +33,21 @@ check_rr_counts() {
 	expect_eq "$(key "$out" server.flows)" "$flows" "server flows"
 }
 
+# Every transaction moved one request and one response, whole.
+check_rr_bytes() {
+	local out=$1 q r c s
+
+	q=$(key "$out" client.request_size)
+	r=$(key "$out" client.response_size)
+	c=$(key "$out" client.num_transactions)
+	s=$(key "$out" server.num_transactions)
+	expect_eq "$(key "$out" client.bytes_written)" $((c * q)) "client sent"
+	expect_eq "$(key "$out" client.bytes_read)" $((c * r)) "client read"
+	expect_eq "$(key "$out" server.bytes_read)" $((s * q)) "server read"
+	expect_eq "$(key "$out" server.bytes_written)" $((s * r)) \
+		"server sent"
+}
+
 check_result_keys() {
 	local out=$1 side k
 
@@ -226,6 +241,13 @@ t_tcp_rr_io_modes() {
 		check_rr_counts out 2
 		expect_eq "$(key out server.num_samples)" 2 "$m: server samples"
 		expect_eq "$(key out client.num_samples)" 2 "$m: client samples"
+	done
+	# Blocking, messages of many calls and sequence numbers of a few
+	# bytes: every byte counted on both sides.
+	for a in "-Q 100000 -R 300000 -B 4096" "-Q 8 -R 3"; do
+		ns tcp_rr --local -l 1 -q -F 2 -T 2 --io-mode=blocking $a > out
+		check_rr_counts out 2
+		check_rr_bytes out
 	done
 	ns tcp_rr --local -l 1 -q -F 3 -E > out
 	check_rr_counts out 3
