@@ -135,13 +135,12 @@ record_rr() {
 		"$OUT/cpu.log")"
 }
 
-# ns_run PIN KEY WORKLOAD ARGS...: print netstage's result KEY.
+# ns_run PIN WORKLOAD ARGS...: a --local run, its results in $OUT/ns.out.
 ns_run() {
-	local pin=$1 key=$2 wl=$3
+	local pin=$1 wl=$2
 
-	shift 3
+	shift 2
 	$pin $NS "$wl" --local -q -l "$LEN" "$@" > "$OUT/ns.out"
-	grep -m1 "^$key=" "$OUT/ns.out" | cut -d= -f2
 }
 
 # The client's transactions over its run, as the peers count theirs:
@@ -152,7 +151,7 @@ ns_rr() {
 	local name=$1 pin=$2
 
 	shift 2
-	ns_run "$pin" client.throughput tcp_rr "$@" > /dev/null
+	ns_run "$pin" tcp_rr "$@"
 	record_rr "$name" "$(awk -F= '
 		$1 == "client.num_transactions" { n = $2 }
 		$1 == "client.time_start" { t0 = $2 }
@@ -166,7 +165,8 @@ ns_stream() {
 
 	shift 2
 	record "$name" \
-		"$(ns_run "$pin" server.throughput_Mbps tcp_stream "$@")"
+		"$(ns_run "$pin" tcp_stream "$@" &&
+		   grep -m1 '^server.throughput_Mbps=' "$OUT/ns.out" | cut -d= -f2)"
 }
 
 # sockperf_pp NAME PIN [IOMUX...]: ping-pong of 14-byte messages (its
