@@ -58,7 +58,7 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 
 .DELETE_ON_ERROR:
 .PHONY: all check unit func run clean deps fuzz fuzz-bins FORCE install \
-	uninstall
+	uninstall bench-tools
 
 all: $(BUILD)/netstage $(WORKLOADS:%=$(BUILD)/%)
 
@@ -120,6 +120,17 @@ $(BUILD)/tests/t_%: tests/unit/t_%.c $(LIB_OBJS)
 	@mkdir -p $(@D)
 	$(call msg,TEST,$@)$(CC) $(CFLAGS) -Isrc $(LDFLAGS) -o $@ $^ \
 		$(LDLIBS) -lcmocka
+
+# bench/overhead.sh's reference floor: empty programs on the hooks,
+# loaded by a process of their own (bench/bare-hooks.c).
+bench-tools: $(BUILD)/bench/bare-hooks $(BUILD)/bench/bare-hooks.bpf.o
+
+$(BUILD)/bench/bare-hooks.bpf.o: bench/bare-hooks.bpf.c vmlinux/$(ARCH)/vmlinux.h
+	@mkdir -p $(@D)
+	$(call msg,BPF,$@)$(CLANG) $(BPF_CFLAGS) -c -o $@ $<
+
+$(BUILD)/bench/bare-hooks: $(BUILD)/bench/bare-hooks.o
+	$(call msg,LINK,$@)$(CC) $(LDFLAGS) -o $@ $^ -lbpf
 
 FUZZ_SECONDS ?= 60
 FUZZ_NAMES := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))

@@ -3,7 +3,10 @@
 # (lean records), with the recv and send length hooks kept (full), with
 # --trace-sched besides, with --trace=hist, sampled (--trace-sample
 # N, default 100), and with the same programs attached but returning at
-# once (the floor: entering them; eight, and lean records' four),
+# once (the floor: entering them; eight, and lean records' four), and
+# untraced beside empty programs another process holds on lean
+# records' two tracepoints, with and without the receive stamps (bare,
+# bare_stamps: the kernel's part of the floor, bench/bare-hooks.c),
 # alternating run by run in one invocation, at 1 flow and at -F 4 -T 2,
 # against bpftrace counting four tracepoints of the stage model as a
 # reference; and the client's p50 latency traced against untraced.
@@ -44,6 +47,7 @@ done
 [ "$(id -u)" -eq 0 ] || { echo "bench: tracing needs root" >&2; exit 1; }
 NS=build/netstage
 [ -x $NS ] || make -s || exit 1
+make -s bench-tools || exit 1
 OUT=$(mktemp -d /tmp/netstage-overhead.XXXXXX)
 trap 'kill $(jobs -p) 2> /dev/null; rm -rf "$OUT"' EXIT
 
@@ -79,6 +83,32 @@ run() {			# name args...
 	sed -n 's/^\(client\|server\)\.trace_cost_\(ns\|user_ns\)=/\1.\2 /p' \
 		"$OUT/ns.out" | grep -E ' [0-9.]+$' | sed "s/^/$name./" \
 		>> "$OUT/self"
+}
+
+# The kernel's part of the floor: an untraced run while another process
+# (bench/bare-hooks.c) holds empty programs on lean records' two
+# tracepoints (src/trace/tracer.c, hooks[]), with -s the receive stamps
+# --trace turns on as well.
+bare() {		# name [-s] args...
+	local name=$1 stamps="" pid i
+
+	shift
+	[ "${1:-}" = -s ] && { stamps=-s; shift; }
+	build/bench/bare-hooks build/bench/bare-hooks.bpf.o $stamps \
+		sk_data_ready net_dev_start_xmit > "$OUT/bare.out" 2>&1 &
+	pid=$!
+	for i in $(seq 100); do
+		grep -q attached "$OUT/bare.out" && break
+		kill -0 $pid 2> /dev/null || break
+		sleep 0.05
+	done
+	if grep -q attached "$OUT/bare.out"; then
+		run "$name" "$@"
+	else
+		echo "  $name: $(cat "$OUT/bare.out")" >&2
+	fi
+	kill $pid 2> /dev/null
+	wait $pid 2> /dev/null
 }
 
 # A server of its own (untraced) and a client traced with ARGS: what one
@@ -142,6 +172,10 @@ for flows in 1 4; do
 		# ... and the four of lean records.
 		[ "$WL" = tcp_rr ] && NETSTAGE_BENCH_EMPTY_BPF=1 \
 			run "F$flows.empty_lean" $args --trace
+		if [ "$WL" = tcp_rr ]; then
+			bare "F$flows.bare" $args
+			bare "F$flows.bare_stamps" -s $args
+		fi
 		[ $have_bpftrace = 1 ] && [ $flows = 1 ] && [ $WL = tcp_rr ] &&
 			with_bpftrace "F$flows.bpftrace" $args
 		if [ $flows = 1 ]; then
@@ -177,7 +211,7 @@ sys.path.insert(0, "bench")
 import paired
 out = sys.argv[1]
 MODES = ("traced", "full", "sched", "hist", "sampled", "empty", "empty_lean",
-         "bpftrace")
+         "bare", "bare_stamps", "bpftrace")
 
 
 def read_runs(path):
@@ -203,7 +237,7 @@ def against_untraced(figures, line):
         for mode in MODES:
             m = figures.get(f"{f}.{mode}")
             if base and m:
-                print(f"  {f} {mode:9} " + line(base, m))
+                print(f"  {f} {mode:11} " + line(base, m))
 
 
 print("== cost against untraced runs of the same invocation")
@@ -245,9 +279,9 @@ for f in ("F1", "F4"):
         d = paired.line(p50r, f"{f}.{mode}", f"{f}.untraced",
                         lambda t, b: t - b, 0, "+5.2f", ("", "", ""))
         if r:
-            print(f"  {f} {mode:10} ratio {r}")
+            print(f"  {f} {mode:11} ratio {r}")
         if d:
-            print(f"  {f} {mode:10} p50   {d}")
+            print(f"  {f} {mode:11} p50   {d}")
 r = paired.line(rounds, "F1.split_client_traced", "F1.split_untraced",
                 words=("", "", ""))
 if r:
@@ -269,7 +303,7 @@ for f in ("F1", "F4"):
     for mode in MODES:
         k = f"{f}.{mode}"
         if f"{k}.client.ns" in self:
-            print(f"  {f} {mode:10} client {self[k + '.client.ns']:6.0f} "
+            print(f"  {f} {mode:11} client {self[k + '.client.ns']:6.0f} "
                   f"(user {self.get(k + '.client.user_ns', 0):4.0f})  "
                   f"server {self.get(k + '.server.ns', 0):6.0f} "
                   f"(user {self.get(k + '.server.user_ns', 0):4.0f})")
