@@ -130,7 +130,7 @@ split() {		# name args...
 
 # bpftrace counting four tracepoints of the stage model, system-wide.
 with_bpftrace() {
-	local name=$1 pid
+	local name=$1 pid i
 
 	shift
 	bpftrace -e 'tracepoint:tcp:tcp_probe,
@@ -145,7 +145,13 @@ with_bpftrace() {
 	done
 	sleep 0.5
 	run "$name" "$@"
-	kill -INT $pid
+	# A SIGINT can come before bpftrace takes it, and is lost: it then
+	# waits for ever (seen once). Ask again, then end it.
+	for i in $(seq 50); do
+		kill -INT $pid 2> /dev/null || break
+		sleep 0.1
+	done
+	kill -KILL $pid 2> /dev/null
 	wait $pid 2> /dev/null
 }
 
