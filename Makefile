@@ -159,7 +159,7 @@ fuzz: deps
 unit: $(UNIT_BINS)
 	$(Q)rc=0; for t in $(UNIT_BINS); do $$t || rc=1; done; exit $$rc
 
-func: all
+func: all bench-tools
 	$(Q)NETSTAGE=$(BUILD)/netstage tests/func/run.sh
 
 check: deps

@@ -7,7 +7,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 
-/* The tracepoint is set when it is loaded (bpf_program__set_attach_target). */
+/* Its tracepoint is set before it loads (bpf_program__set_attach_target). */
 SEC("tp_btf")
 int bare(void *ctx)
 {

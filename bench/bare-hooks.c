@@ -14,22 +14,62 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <sys/socket.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
-static int attach_bare(const char *obj, const char *tp)
-{
-	struct bpf_object *o = bpf_object__open_file(obj, NULL);
-	struct bpf_program *p = o ? bpf_object__next_program(o, NULL) : NULL;
+struct bare {
+	struct bpf_object *obj;
+	struct bpf_link *link;
+};
 
-	if (!p || bpf_program__set_attach_target(p, 0, tp) ||
-	    bpf_object__load(o) || !bpf_program__attach(p)) {
-		fprintf(stderr, "bare-hooks: %s: %s\n", tp, strerror(errno));
+/*
+ * Whether the kernel has tracepoint tp, from its BTF (libbpf 1.1 keeps
+ * the BTF it loads for a target it then cannot find).
+ */
+static int has_tracepoint(const char *tp)
+{
+	struct btf *vmlinux = btf__load_vmlinux_btf();
+	char name[256];
+	int id;
+
+	if (!vmlinux)
+		return 0;
+	snprintf(name, sizeof(name), "btf_trace_%s", tp);
+	id = btf__find_by_name_kind(vmlinux, name, BTF_KIND_TYPEDEF);
+	btf__free(vmlinux);
+	return id > 0;
+}
+
+static int attach_bare(const char *path, const char *tp, struct bare *b)
+{
+	struct bpf_program *p;
+
+	if (!has_tracepoint(tp)) {
+		fprintf(stderr, "bare-hooks: no tracepoint %s in the kernel's "
+			"BTF\n", tp);
 		return -1;
 	}
-	return 0;	/* the links go with the process */
+	b->obj = bpf_object__open_file(path, NULL);
+	p = b->obj ? bpf_object__next_program(b->obj, NULL) : NULL;
+	if (p && !bpf_program__set_attach_target(p, 0, tp) &&
+	    !bpf_object__load(b->obj))
+		b->link = bpf_program__attach(p);
+	if (b->link)
+		return 0;
+	fprintf(stderr, "bare-hooks: cannot attach to %s: %s\n", tp,
+		strerror(errno));
+	return -1;
+}
+
+static void detach_all(struct bare *b, int n)
+{
+	while (n--) {
+		bpf_link__destroy(b[n].link);
+		bpf_object__close(b[n].obj);
+	}
 }
 
 static int hold_stamps(void)
@@ -47,8 +87,9 @@ static int hold_stamps(void)
 
 int main(int argc, char **argv)
 {
+	struct bare *b;
 	sigset_t set;
-	int stamps, i, sig;
+	int stamps, first, n, sig, rc = 0;
 
 	if (argc < 3) {
 		fprintf(stderr, "usage: bare-hooks OBJ [-s] TRACEPOINT...\n");
@@ -62,11 +103,18 @@ int main(int argc, char **argv)
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
 	sigprocmask(SIG_BLOCK, &set, NULL);
-	for (i = 2 + stamps; i < argc; i++)
-		if (attach_bare(argv[1], argv[i]) < 0)
-			return 1;
-	printf("attached\n");
-	fflush(stdout);
-	sigwait(&set, &sig);
-	return 0;
+	first = 2 + stamps;
+	b = calloc(argc, sizeof(*b));
+	if (!b)
+		return 1;
+	for (n = 0; first + n < argc && !rc; n++)
+		rc = attach_bare(argv[1], argv[first + n], &b[n]);
+	if (!rc) {
+		printf("attached\n");
+		fflush(stdout);
+		sigwait(&set, &sig);
+	}
+	detach_all(b, n);
+	free(b);
+	return rc ? 1 : 0;
 }

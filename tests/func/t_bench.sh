@@ -55,3 +55,55 @@ t_paired_ratios_pair_rounds_not_positions() {
 	figures a 1 1 b 1 1 > one
 	expect_eq "$($PAIRED one a b)" "a / b = too few rounds" "one round"
 }
+
+# bare_links: the tracepoints bench/bare-hooks's empty programs (named
+# "bare") are linked to now, sorted.
+bare_links() {
+	python3 - <<'EOF2'
+import json, subprocess
+
+
+def bpftool(*args):
+    out = subprocess.run(["bpftool", "-j", *args], capture_output=True,
+                         text=True, check=True).stdout
+    return json.loads(out or "[]")
+
+
+bare = {p["id"] for p in bpftool("prog", "show") if p.get("name") == "bare"}
+print(" ".join(sorted(l.get("tp_name", "") for l in bpftool("link", "show")
+                      if l.get("prog_id") in bare)))
+EOF2
+}
+
+# bench/overhead.sh's kernel floor (bench/bare-hooks.c, built beside
+# netstage by `make bench-tools`): an empty program on each tracepoint
+# it is named, held until a signal; a name the kernel lacks, refused.
+t_bare_hooks_attach_what_they_are_named() {
+	local bare obj pid i
+
+	need_root
+	bare=$(dirname "$NETSTAGE")/bench/bare-hooks
+	obj=$bare.bpf.o
+	# Bounded, and ended with the test: a check that fails exits it.
+	timeout --preserve-status $BOUND "$bare" "$obj" -s sk_data_ready \
+		net_dev_start_xmit > out 2> err &
+	pid=$!
+	trap 'kill $pid 2> /dev/null || true' EXIT
+	for i in $(seq 100); do
+		grep -q attached out && break
+		sleep 0.05
+	done
+	expect_eq "$(cat out)" attached "says when its hooks are on"
+	expect_eq "$(bare_links)" "net_dev_start_xmit sk_data_ready" \
+		"one link per tracepoint"
+	kill -TERM $pid
+	wait $pid || fail "exit status $? on SIGTERM"
+	expect_eq "$(bare_links)" "" "links gone with it"
+	if "$bare" "$obj" sk_data_ready no_such_tracepoint > out 2> err; then
+		fail "a missing tracepoint was not refused"
+	fi
+	expect_eq "$(wc -l < err)" 1 "one line"
+	grep -q 'no tracepoint no_such_tracepoint' err ||
+		fail "the error does not name the tracepoint: $(cat err)"
+	expect_eq "$(bare_links)" "" "nothing left linked"
+}
