@@ -26,28 +26,24 @@ struct bare {
 };
 
 /*
- * Whether the kernel has tracepoint tp, from its BTF (libbpf 1.1 keeps
- * the BTF it loads for a target it then cannot find).
+ * Whether the kernel has tracepoint tp, from its BTF, as
+ * src/trace/tracer.c looks (libbpf 1.1 keeps the BTF it loads for an
+ * attach target it then cannot find).
  */
-static int has_tracepoint(const char *tp)
+static int has_tracepoint(const struct btf *vmlinux, const char *tp)
 {
-	struct btf *vmlinux = btf__load_vmlinux_btf();
 	char name[256];
-	int id;
 
-	if (!vmlinux)
-		return 0;
 	snprintf(name, sizeof(name), "btf_trace_%s", tp);
-	id = btf__find_by_name_kind(vmlinux, name, BTF_KIND_TYPEDEF);
-	btf__free(vmlinux);
-	return id > 0;
+	return btf__find_by_name_kind(vmlinux, name, BTF_KIND_TYPEDEF) > 0;
 }
 
-static int attach_bare(const char *path, const char *tp, struct bare *b)
+static int attach_bare(const struct btf *vmlinux, const char *path,
+		       const char *tp, struct bare *b)
 {
 	struct bpf_program *p;
 
-	if (!has_tracepoint(tp)) {
+	if (!has_tracepoint(vmlinux, tp)) {
 		fprintf(stderr, "bare-hooks: no tracepoint %s in the kernel's "
 			"BTF\n", tp);
 		return -1;
@@ -87,6 +83,7 @@ static int hold_stamps(void)
 
 int main(int argc, char **argv)
 {
+	struct btf *vmlinux;
 	struct bare *b;
 	sigset_t set;
 	int stamps, first, n, sig, rc = 0;
@@ -104,11 +101,20 @@ int main(int argc, char **argv)
 	sigaddset(&set, SIGTERM);
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	first = 2 + stamps;
-	b = calloc(argc, sizeof(*b));
-	if (!b)
+	vmlinux = btf__load_vmlinux_btf();
+	if (!vmlinux) {
+		fprintf(stderr, "bare-hooks: the kernel's BTF: %s\n",
+			strerror(errno));
 		return 1;
+	}
+	b = calloc(argc, sizeof(*b));
+	if (!b) {
+		btf__free(vmlinux);
+		return 1;
+	}
 	for (n = 0; first + n < argc && !rc; n++)
-		rc = attach_bare(argv[1], argv[first + n], &b[n]);
+		rc = attach_bare(vmlinux, argv[1], argv[first + n], &b[n]);
+	btf__free(vmlinux);
 	if (!rc) {
 		printf("attached\n");
 		fflush(stdout);
