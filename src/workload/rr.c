@@ -17,6 +17,7 @@
 #include "../trace/collect.h"
 #include "../tstamp.h"
 #include "../worker.h"
+#include "rr.h"
 #include "seq.h"
 #include "stages.h"
 
@@ -328,6 +329,21 @@ static int read_framed(struct worker *w, struct flow *f)
 	return READ_WHOLE;
 }
 
+/* What a read's result r (not EINTR) did to the inbound message. */
+static int took(struct worker *w, struct flow *f, ssize_t r)
+{
+	if (r < 0 && errno == EAGAIN)
+		return READ_NOTHING;
+	if (r <= 0) {
+		flow_failed(w, f, r ? errno : ECONNRESET);
+		return READ_FAILED;
+	}
+	take_seq(w, f, f->off, r);
+	f->off += r;
+	f->bytes_read += r;
+	return f->off == rx_size(w) ? READ_WHOLE : READ_PART;
+}
+
 /*
  * Read once toward the inbound message; READ_FAILED closed the flow.
  * A message's EPOLL_RET is the wake-up its first read followed, if that
@@ -348,16 +364,7 @@ static int read_chunk(struct worker *w, struct flow *f, int *woken)
 	do
 		r = rr_recv(w, f, chunk(w, size - f->off));
 	while (r < 0 && errno == EINTR);
-	if (r < 0 && errno == EAGAIN)
-		return READ_NOTHING;
-	if (r <= 0) {
-		flow_failed(w, f, r ? errno : ECONNRESET);
-		return -1;
-	}
-	take_seq(w, f, f->off, r);
-	f->off += r;
-	f->bytes_read += r;
-	return f->off == size ? READ_WHOLE : READ_PART;
+	return took(w, f, r);
 }
 
 static void on_readable(struct worker *w, struct flow *f)
@@ -592,33 +599,60 @@ void rr_event(struct worker *w, struct flow *f, uint32_t events)
 /*
  * One flow per thread: 1 with the whole message read, 0 when the flow
  * ended. A blocking socket waits in recv(); --io-mode=spin's
- * non-blocking one comes back here until the message is in.
+ * non-blocking one comes back here until the message is in. rc is the
+ * last read's outcome; READ_PART reads (again).
  */
-static int recv_all(struct worker *w, struct flow *f)
+static int recv_rest(struct worker *w, struct flow *f, int rc)
 {
-	int rc, woken = 0;
+	int woken = 0;
 
-	f->off = 0;
-	do
-		rc = read_chunk(w, f, &woken);
 	while (rc == READ_PART ||
-	       (rc == READ_NOTHING && !worker_stopping(w)));
+	       (rc == READ_NOTHING && !worker_stopping(w)))
+		rc = read_chunk(w, f, &woken);
 	return rc == READ_WHOLE;
 }
 
-/* The same for sending: >0 sent, 0 stopped first, <0 -errno. */
-static int send_all(struct worker *w, struct flow *f)
+static int recv_all(struct worker *w, struct flow *f)
 {
-	int rc;
-
 	f->off = 0;
-	do
+	return recv_rest(w, f, READ_PART);
+}
+
+int rr_recv_on(struct worker *w, struct flow *f, ssize_t r)
+{
+	f->off = 0;
+	return recv_rest(w, f, r < 0 && errno == EINTR ? READ_PART
+						      : took(w, f, r));
+}
+
+/* The same for sending: >0 sent, 0 stopped first, <0 -errno. */
+static int send_on(struct worker *w, struct flow *f, int rc)
+{
+	while (rc == 0 && !worker_stopping(w))
 		rc = send_rest(w, f, tx_size(w));
-	while (rc == 0 && !worker_stopping(w));
 	return rc;
 }
 
-void rr_run_blocking(struct worker *w, struct flow *f)
+static int send_all(struct worker *w, struct flow *f)
+{
+	f->off = 0;
+	return send_on(w, f, send_rest(w, f, tx_size(w)));
+}
+
+int rr_send_on(struct worker *w, struct flow *f, ssize_t r)
+{
+	f->off = 0;
+	if (r >= 0) {
+		f->off = r;
+		f->bytes_written += r;
+	} else if (errno != EINTR && errno != EAGAIN) {
+		return -errno;
+	}
+	return send_on(w, f, send_rest(w, f, tx_size(w)));
+}
+
+/* rr_run_blocking() as it is for every case; >0 or 0 stopped, <0 -errno. */
+static int general_loop(struct worker *w, struct flow *f)
 {
 	int client = w->rs->is_client, rc = 0;
 
@@ -675,6 +709,19 @@ void rr_run_blocking(struct worker *w, struct flow *f)
 		f->transactions++;
 		worker_maybe_snapshot(w, now);
 	}
+	return rc;
+}
+
+void rr_run_blocking(struct worker *w, struct flow *f)
+{
+	int rc;
+
+	if (!rr_plain(w, f))
+		rc = general_loop(w, f);
+	else if (w->rs->is_client)
+		rc = rr_plain_client(w, f);
+	else
+		rc = rr_plain_server(w, f);
 	if (rc < 0 && !worker_stopping(w))
 		flow_failed(w, f, -rc);
 	else

@@ -1,0 +1,103 @@
+/*
+ * tcp_rr's blocking loop in its plain case, the fastest ping-pong the
+ * engine has. After each context switch the CPU comes back to user
+ * space with cold caches and branch predictors, so what runs between
+ * two syscalls costs far more than its instruction count: on the PVM
+ * guest of docs/performance.md, the general loop's bookkeeping (the
+ * options it checks per call, three layers of functions) cost 1-2% of
+ * a pinned transaction. Here each message is one call whose result is
+ * compared with the message's size; anything else (a short read, EINTR,
+ * an error, the end of the flow) goes to the general code in rr.c, so
+ * both loops count, close and fail flows the same way.
+ */
+#include <sys/socket.h>
+
+#include "../common.h"
+#include "../hist.h"
+#include "../io.h"
+#include "../worker.h"
+#include "rr.h"
+#include "seq.h"
+
+int rr_plain(const struct worker *w, const struct flow *f)
+{
+	const struct run_shared *rs = w->rs;
+	size_t most = (size_t)rs->o->buffer_size;
+
+	return rs->o->io_mode == IO_BLOCKING && !w->tw && !f->ws &&
+	       !w->phooks && !rs->raw && !rs->timestamping &&
+	       !rs->o->delay && rs->request_size && rs->response_size &&
+	       rs->request_size <= most && rs->response_size <= most;
+}
+
+/* 1 with the message in; else what rr_recv_on() said. */
+static int recv_msg(struct worker *w, struct flow *f, size_t len, size_t sn)
+{
+	ssize_t r = sys_recvfrom(f->fd, w->buf, len, 0, NULL, NULL);
+
+	if (r != (ssize_t)len)
+		return rr_recv_on(w, f, r);
+	seq_take(&f->seq_in, sn, w->buf, 0, len);
+	f->bytes_read += len;
+	return 1;
+}
+
+/* 1 with the message sent; else what rr_send_on() said. */
+static int send_msg(struct worker *w, struct flow *f, size_t len, size_t sn,
+		    uint64_t seq)
+{
+	ssize_t r;
+
+	seq_put(w->buf, sn, seq);
+	r = sys_sendto(f->fd, w->buf, len, MSG_NOSIGNAL, NULL, 0);
+	if (r != (ssize_t)len)
+		return rr_send_on(w, f, r);
+	f->bytes_written += len;
+	return 1;
+}
+
+int rr_plain_client(struct worker *w, struct flow *f)
+{
+	size_t tx = w->rs->request_size, rx = w->rs->response_size;
+	size_t sn = seq_width(tx, rx);
+	uint64_t t0 = now_ns(), now;
+	int rc = 0;
+
+	while (!worker_stopping(w)) {
+		rc = send_msg(w, f, tx, sn, ++f->seq_out);
+		if (rc > 0)
+			rc = recv_msg(w, f, rx, sn);
+		if (rc <= 0)
+			break;
+		if (f->seq_in != seq_trunc(f->seq_out, sn))
+			f->mismatched++;
+		/* One clock read ends this transaction and starts the next. */
+		now = now_ns();
+		hist_add(f->lat, now - t0);
+		f->t_send = t0;
+		f->t_progress = now;
+		t0 = now;
+		f->transactions++;
+		worker_maybe_snapshot(w, now);
+	}
+	return rc;
+}
+
+int rr_plain_server(struct worker *w, struct flow *f)
+{
+	size_t rx = w->rs->request_size, tx = w->rs->response_size;
+	size_t sn = seq_width(tx, rx);
+	int rc = 0;
+
+	while (!worker_stopping(w)) {
+		rc = recv_msg(w, f, rx, sn);
+		if (rc > 0)
+			rc = send_msg(w, f, tx, sn, f->seq_in);
+		if (rc <= 0)
+			break;
+		f->transactions++;
+		/* An untraced server has no use for the time. */
+		worker_poll_snapshot(w);
+	}
+	return rc;
+}
