@@ -154,7 +154,7 @@ void worker_finish(struct worker *w)
 }
 
 /* Close interval k at `now`: one tick, samples, and the progress report. */
-static void snapshot(struct worker *w, uint64_t now)
+void worker_snapshot(struct worker *w, uint64_t now)
 {
 	struct run_shared *rs = w->rs;
 	uint64_t trans = 0, bytes = 0;
@@ -191,12 +191,6 @@ static void snapshot(struct worker *w, uint64_t now)
 	}
 }
 
-void worker_maybe_snapshot(struct worker *w, uint64_t now)
-{
-	if (now >= w->next_snap)
-		snapshot(w, now);
-}
-
 /*
  * At stop, an interval that is all but over (90%) still counts, so that
  * a 10 s test at 1 s intervals has 10 samples on both sides.
@@ -206,7 +200,7 @@ static void final_snapshot(struct worker *w)
 	uint64_t now = now_ns();
 
 	if (now + w->rs->interval_ns / 10 >= w->next_snap)
-		snapshot(w, now);
+		worker_snapshot(w, now);
 }
 
 int worker_done(struct worker *w)

@@ -149,8 +149,14 @@ struct flow *worker_adopt(struct worker *w, int fd);
 void worker_add_flow(struct worker *w, struct flow *f);
 /* The run is over: fold what the last snapshot left into the totals. */
 void worker_finish(struct worker *w);
-/* Blocking mode: take the interval snapshot when due. */
-void worker_maybe_snapshot(struct worker *w, uint64_t now);
+/* Close the intervals that ended by `now`: ticks, samples, progress. */
+void worker_snapshot(struct worker *w, uint64_t now);
+/* Blocking mode: the same when one is due (inline: every transaction). */
+static inline void worker_maybe_snapshot(struct worker *w, uint64_t now)
+{
+	if (now >= w->next_snap)
+		worker_snapshot(w, now);
+}
 /*
  * The same for a loop with no use for the time: the clock is read only
  * when the coarse one says the snapshot may be due.

@@ -140,6 +140,26 @@ static void t_every_value_lies_in_its_bucket(void **state)
 	assert_int_equal(hist_index(UINT64_MAX), HIST_BUCKETS - 1);
 }
 
+/* User space's top bit is BPF's: one bucket means the same on both. */
+static void t_msb_is_the_bpf_search(void **state)
+{
+	unsigned long long v;
+	int bit, i, d;
+
+	assert_int_equal(hist_msb(0), hist_msb_search(0));
+	for (bit = 0; bit < 64; bit++) {
+		for (d = -1; d <= 1; d++) {
+			v = (1ULL << bit) + (unsigned long long)d;
+			assert_int_equal(hist_msb(v), hist_msb_search(v));
+		}
+		assert_int_equal(hist_msb(1ULL << bit), bit);
+	}
+	for (i = 0; i < 100000; i++) {
+		v = next() >> (next() % 64);
+		assert_int_equal(hist_msb(v), hist_msb_search(v));
+	}
+}
+
 static void t_merge_equals_one_histogram(void **state)
 {
 	struct hist *a = malloc(sizeof(*a)), *b = malloc(sizeof(*b));
@@ -200,6 +220,7 @@ int main(void)
 		cmocka_unit_test(t_tight_cluster_with_a_tail),
 		cmocka_unit_test(t_small_values_are_exact),
 		cmocka_unit_test(t_every_value_lies_in_its_bucket),
+		cmocka_unit_test(t_msb_is_the_bpf_search),
 		cmocka_unit_test(t_merge_equals_one_histogram),
 		cmocka_unit_test(t_empty_histogram_reports_zero),
 	};
