@@ -33,10 +33,9 @@ static inline unsigned int hist_msb_search(unsigned long long v)
 }
 
 /*
- * User space has the instruction: the client counts a latency after
- * every transaction, and six branches taken cold after a context switch
- * cost more there than the search's instructions suggest. Both give the
- * same answer (tests/unit/t_hist.c).
+ * User space has the instruction, and the client finds a bucket after
+ * every transaction: one instruction where the search takes six
+ * branches. Both give the same answer (tests/unit/t_hist.c).
  */
 static inline unsigned int hist_msb(unsigned long long v)
 {
