@@ -10,10 +10,10 @@
  * socket costs one failed storage lookup. Several messages can be in
  * flight on a socket (--burst): each has its slot, by its number in the
  * stream, found from TCP sequence numbers, never from the order events
- * happen to come in. A packet's arrival is the kernel's own receive
- * stamp of its skb (rx_arrival), read where TCP or UDP has the socket:
- * no program runs per packet before that, and a copy dropped on its way
- * to the socket cannot time a message.
+ * happen to come in. A packet's arrival is netif_receive_skb's time of
+ * its skb (rx_arrival), which one small program keeps by skb address
+ * for every packet and TCP or UDP looks up where it has the socket: a
+ * copy dropped on its way to the socket cannot time a message.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
@@ -94,6 +94,13 @@ volatile __u16 data_port;
  * stamps are on the first clock, bpf_ktime_get_ns() reads the second.
  */
 volatile __s64 real_offset;
+/*
+ * The netif_receive_skb program is attached: arrivals are its stamps.
+ * Otherwise (a kernel without the tracepoint) the kernel's own receive
+ * stamp, which loopback and veth take only after IP receive and
+ * netfilter (docs/stages.md).
+ */
+const volatile __u8 arrival_hook;
 /* --trace-sched: the scheduler's wake-up of each worker thread. */
 const volatile __u8 sched;
 /*
@@ -555,18 +562,92 @@ done:
 }
 
 /*
- * When the packet of this skb came in, on bpf_ktime_get_ns()'s clock:
- * the stamp the kernel gives it as it enters the stack (netif_rx, or
- * netif_receive_skb with net.core.netdev_tstamp_prequeue=0), as long as
- * a socket asked for receive stamps (user space keeps one that did).
- * By the time TCP or UDP has the skb, a mono delivery time has been
- * replaced by it. 0: no stamp.
+ * Arrivals: when each packet entered the stack (netif_receive_skb), by
+ * its skb's address. The kernel's own receive stamp is no such thing on
+ * loopback and veth: a TCP packet still carries its sender's departure
+ * time there, and is stamped anew only in ip_local_deliver_finish(),
+ * after IP receive and netfilter. An entry is one word, so it is never
+ * read half-written: the low 32 bits of the address (all the verifier
+ * lets a program read of a pointer) above the index as a tag, and the
+ * low ARRIVAL_TBITS bits of the time (52 days), which the reader
+ * completes from its own clock. skbs are 256-byte objects: the index
+ * starts at bit 8.
+ */
+#define ARRIVAL_SLOTS 4096
+#define ARRIVAL_TBITS 52
+#define ARRIVAL_TMASK ((1ULL << ARRIVAL_TBITS) - 1)
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, ARRIVAL_SLOTS);
+	__type(key, __u32);
+	__type(value, __u64);
+} arrivals SEC(".maps");
+
+/*
+ * A 32-bit move of a pointer: clang would zero-extend it with shifts,
+ * which the verifier refuses on a pointer.
+ */
+static __always_inline __u32 low32(const void *p)
+{
+	__u32 w;
+
+	asm volatile("%0 = %1" : "=w"(w) : "w"((__u32)(__u64)p));
+	return w;
+}
+
+static __always_inline __u32 arrival_key(__u32 w)
+{
+	return (w >> 8) & (ARRIVAL_SLOTS - 1);
+}
+
+static __always_inline __u64 arrival_tag(__u32 w)
+{
+	return (__u64)(w >> 20) << ARRIVAL_TBITS;
+}
+
+/* Every packet of the machine: the clock first, then one store. */
+SEC("tp_btf/netif_receive_skb")
+int BPF_PROG(netif_receive_skb, struct sk_buff *skb)
+{
+	__u32 w, k;
+	__u64 now, *a;
+
+	if (empty)
+		return 0;
+	now = bpf_ktime_get_ns();
+	w = low32(skb);
+	k = arrival_key(w);
+	a = bpf_map_lookup_elem(&arrivals, &k);
+	if (a)
+		*a = arrival_tag(w) | (now & ARRIVAL_TMASK);
+	return 0;
+}
+
+/*
+ * When the packet of this skb entered the stack, on bpf_ktime_get_ns()'s
+ * clock; 0: not known (its entry was taken by another packet's, or the
+ * skb is a copy made after netif_receive_skb). Without the hook, the
+ * kernel's receive stamp, kept on while a socket of user space asks.
  */
 static __always_inline __u64 rx_arrival(const struct sk_buff *skb)
 {
-	__s64 t = skb->tstamp;
+	__u32 w = low32(skb), k = arrival_key(w);
+	__u64 now, v, *a;
+	__s64 t;
 
-	return t > real_offset ? t - real_offset : 0;
+	if (!arrival_hook) {
+		t = skb->tstamp;
+		return t > real_offset ? t - real_offset : 0;
+	}
+	a = bpf_map_lookup_elem(&arrivals, &k);
+	if (!a)
+		return 0;
+	v = *a;
+	if ((v & ~ARRIVAL_TMASK) != arrival_tag(w))
+		return 0;
+	now = bpf_ktime_get_ns();
+	return now - ((now - v) & ARRIVAL_TMASK);
 }
 
 /* Does this object serve that end of the connections (0 client, 1 server)? */
@@ -713,6 +794,34 @@ static __always_inline int tail_range(const struct sock *sk, __u32 *seq,
 }
 
 /*
+ * Did TCP append this wake-up's segment to the skb that was the tail at
+ * the last one (tcp_try_coalesce)? Then the new bytes' packet is gone,
+ * and the tail's arrival is the first packet's: they go untimed. Noted
+ * at every wake-up, so the last one is known. The kernel's own stamp
+ * (no hook) is copied to the tail as it appends, and needs no such care.
+ */
+static __always_inline int coalesced(const struct sock *sk, struct ns_sk *st)
+{
+	const struct sk_buff *tail = sk->sk_receive_queue.prev;
+	const struct tcp_skb_cb *cb;
+	__u32 seq;
+	int grown;
+
+	if ((void *)tail == (void *)&sk->sk_receive_queue) {
+		st->rx_tail = 0;
+		return 0;
+	}
+	cb = ro_cast(tail->cb, struct tcp_skb_cb);
+	seq = cb->seq;
+	grown = (__u64)tail == st->rx_tail && seq == st->rx_tail_seq &&
+		cb->end_seq != st->rx_tail_end;
+	st->rx_tail = (__u64)tail;
+	st->rx_tail_seq = seq;
+	st->rx_tail_end = cb->end_seq;
+	return grown && arrival_hook;
+}
+
+/*
  * Did a segment come out of order since the last wake-up, or does TCP
  * still hold some so? Then what this wake-up made readable may have
  * arrived long before TCP took it in order, possibly over several
@@ -745,7 +854,7 @@ static __always_inline int tcp_ready(const struct sock *sk, struct ns_sk *st)
 	__u32 size = rx_size[st->side & 1], m = 0, n, i, seq = 0, end_seq = 0;
 	__u64 end, rx, arrival = 0, now, *sl;
 	const struct tcp_sock *tp;
-	int seen, ooo;
+	int seen, ooo, grown = coalesced(sk, st);
 
 	if (!sampled_ahead(st->rx_msgs))
 		return 0;
@@ -763,7 +872,7 @@ static __always_inline int tcp_ready(const struct sock *sk, struct ns_sk *st)
 	if (!n)
 		return 0;
 	st->rx_seen = m + n;
-	seen = !ooo && tail_range(sk, &seq, &end_seq, &arrival);
+	seen = !ooo && !grown && tail_range(sk, &seq, &end_seq, &arrival);
 	rx = tp->tcp_clock_cache;
 	now = bpf_ktime_get_ns();
 	for (i = 0; i < NS_SLOTS && i < n; i++, m++) {
@@ -804,12 +913,13 @@ static __always_inline int obs_wakeup(const struct sock *sk, struct ns_sk *st)
 	struct tcp_sock *tp = bpf_skc_to_tcp_sock((void *)sk);
 	__u32 seq = 0, end_seq = 0, first;
 	__u64 arrival = 0, end, *sl;
-	int ooo;
+	int ooo, grown;
 
 	if (!tp)
 		return 0;
 	end = tp->bytes_received;
 	ooo = out_of_order(tp, st);
+	grown = coalesced(sk, st);
 	if (st->rx_open || st->late || end <= st->rx_mark)
 		return 0;
 	sl = slot(st, st->rx_seen);
@@ -818,7 +928,7 @@ static __always_inline int obs_wakeup(const struct sock *sk, struct ns_sk *st)
 	st->rx_seen++;
 	sl[NS_K_DATA_READY] = bpf_ktime_get_ns();
 	first = tp->rcv_nxt - (__u32)(end - st->rx_mark);
-	if (!ooo && tail_range(sk, &seq, &end_seq, &arrival) &&
+	if (!ooo && !grown && tail_range(sk, &seq, &end_seq, &arrival) &&
 	    ns_carries(seq, end_seq, first)) {
 		sl[NS_K_TCP_RX] = tp->tcp_clock_cache;
 		sl[NS_K_NETIF_RX] = arrival;

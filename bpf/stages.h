@@ -277,6 +277,13 @@ struct ns_sk {
 	 */
 	unsigned int widx;
 	unsigned int hist_pending;
+	/*
+	 * The receive queue's tail skb at the last wake-up call, and its
+	 * sequence numbers then: a later segment TCP appended to it
+	 * (coalescing) has lost its own packet's arrival.
+	 */
+	unsigned long long rx_tail;
+	unsigned int rx_tail_seq, rx_tail_end;
 };
 
 /*

@@ -38,10 +38,16 @@ struct hook {
 #define ONLY_SCHED 3
 #define ONLY_CONNECTIONS 4	/* tcp_crr and observe: BPF makes storage */
 
-enum { H_DATA_READY, H_RECV, H_TCP_SEND, H_XMIT, H_SEND,
+enum { H_ARRIVAL, H_DATA_READY, H_RECV, H_TCP_SEND, H_XMIT, H_SEND,
        H_STATE, H_SYSEXIT, H_WAKEUP, H_SWITCH, H_COUNT };
 
 static const struct hook hooks[H_COUNT] = {
+	/* Every packet the machine receives: NETIF_RX. */
+	[H_ARRIVAL] = { "netif_receive_skb", NULL, "netif_receive_skb", 0,
+			"the kernel has no netif_receive_skb tracepoint: "
+			"NETIF_RX is the kernel's receive stamp, which "
+			"loopback and veth take after IP receive and "
+			"netfilter" },
 	[H_DATA_READY] = { "sk_data_ready", NULL, "sk_data_ready", 0 },
 	[H_RECV] = { "sock_recv_length", NULL, "sock_recv_length", 0 },
 	[H_TCP_SEND] = { "tcp_sendmsg_locked", NULL, "tcp_sendmsg_locked",
@@ -283,6 +289,7 @@ static struct stages_bpf *open_with(const struct tracer *t,
 	skel->rodata->observe_tgid = cfg->observe_tgid;
 	skel->rodata->observe_netns = cfg->observe_netns;
 	skel->rodata->lean = t->lean;
+	skel->rodata->arrival_hook = !t->missing[H_ARRIVAL];
 	if (wcap(t, cfg) && cfg->hist_mode)
 		bpf_map__set_max_entries(skel->maps.wstamps, wcap(t, cfg) *
 					 (cfg->both_ends ? 2 : 1));
@@ -376,9 +383,10 @@ static int make_rings(struct tracer *t, int nrings, char *why, size_t len)
 }
 
 /*
- * The kernel stamps received packets (skb->tstamp, CLOCK_REALTIME) while
- * any socket asks for it: BPF reads a packet's arrival there rather than
- * run a program for every packet. 0, or -1 with `why`.
+ * Without the netif_receive_skb program, arrivals are the kernel's own
+ * receive stamps (skb->tstamp, CLOCK_REALTIME), taken while any socket
+ * asks for them. The socket also serves calibrate_entry(). 0, or -1
+ * with `why`.
  */
 static int keep_stamping(struct tracer *t, char *why, size_t len)
 {
@@ -386,8 +394,9 @@ static int keep_stamping(struct tracer *t, char *why, size_t len)
 
 	t->stamp_fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (t->stamp_fd < 0 ||
-	    setsockopt(t->stamp_fd, SOL_SOCKET, SO_TIMESTAMPNS, &on,
-		       sizeof(on))) {
+	    (t->missing[H_ARRIVAL] &&
+	     setsockopt(t->stamp_fd, SOL_SOCKET, SO_TIMESTAMPNS, &on,
+			sizeof(on)))) {
 		snprintf(why, len, "tracing off: receive time stamps: %s",
 			 strerror(errno));
 		return -1;
