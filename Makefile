@@ -58,7 +58,7 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 
 .DELETE_ON_ERROR:
 .PHONY: all check unit func run clean deps fuzz fuzz-bins FORCE install \
-	uninstall bench-tools
+	uninstall bench-tools ref-tools
 
 all: $(BUILD)/netstage $(WORKLOADS:%=$(BUILD)/%)
 
@@ -132,6 +132,22 @@ $(BUILD)/bench/bare-hooks.bpf.o: bench/bare-hooks.bpf.c vmlinux/$(ARCH)/vmlinux.
 $(BUILD)/bench/bare-hooks: $(BUILD)/bench/bare-hooks.o
 	$(call msg,LINK,$@)$(CC) $(LDFLAGS) -o $@ $^ -lbpf
 
+# The tests' reference timers (tests/ref/): BPF of their own, on other
+# events than netstage's, that the tests hold netstage's stages against.
+ref-tools: $(BUILD)/tests/ref/rxref
+.SECONDARY: $(BUILD)/tests/ref/rxref.bpf.o $(BUILD)/tests/ref/rxref.skel.h
+
+$(BUILD)/tests/ref/%.bpf.o: tests/ref/%.bpf.c vmlinux/$(ARCH)/vmlinux.h
+	@mkdir -p $(@D)
+	$(call msg,BPF,$@)$(CLANG) $(BPF_CFLAGS) -c -o $@ $<
+
+$(BUILD)/tests/ref/%.skel.h: $(BUILD)/tests/ref/%.bpf.o
+	$(call msg,SKEL,$@)$(BPFTOOL) gen skeleton $< name $*_bpf > $@
+
+$(BUILD)/tests/ref/rxref: tests/ref/rxref.c $(BUILD)/tests/ref/rxref.skel.h
+	$(call msg,CC,$@)$(CC) $(CFLAGS) -I$(BUILD)/tests/ref $(LDFLAGS) \
+		-o $@ $< -lbpf
+
 FUZZ_SECONDS ?= 60
 FUZZ_NAMES := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 
@@ -159,7 +175,7 @@ fuzz: deps
 unit: $(UNIT_BINS)
 	$(Q)rc=0; for t in $(UNIT_BINS); do $$t || rc=1; done; exit $$rc
 
-func: all bench-tools
+func: all bench-tools ref-tools
 	$(Q)NETSTAGE=$(BUILD)/netstage tests/func/run.sh
 
 check: deps

@@ -630,10 +630,11 @@ int BPF_PROG(netif_receive_skb, struct sk_buff *skb)
  * skb is a copy made after netif_receive_skb). Without the hook, the
  * kernel's receive stamp, kept on while a socket of user space asks.
  */
-static __always_inline __u64 rx_arrival(const struct sk_buff *skb)
+static __always_inline __u64 rx_arrival(const struct sk_buff *skb,
+					  __u64 now)
 {
 	__u32 w = low32(skb), k = arrival_key(w);
-	__u64 now, v, *a;
+	__u64 v, *a;
 	__s64 t;
 
 	if (!arrival_hook) {
@@ -646,7 +647,6 @@ static __always_inline __u64 rx_arrival(const struct sk_buff *skb)
 	v = *a;
 	if ((v & ~ARRIVAL_TMASK) != arrival_tag(w))
 		return 0;
-	now = bpf_ktime_get_ns();
 	return now - ((now - v) & ARRIVAL_TMASK);
 }
 
@@ -693,9 +693,10 @@ static __always_inline struct ns_sk *new_storage(const struct sock *sk,
  * it: the queue's tail is that datagram. Its arrival and this wake-up
  * join the socket's queue of stamps.
  */
-static __always_inline int udp_ready(const struct sock *sk, struct ns_sk *st)
+static __always_inline int udp_ready(const struct sock *sk, struct ns_sk *st,
+				     __u64 now)
 {
-	__u64 arrival = rx_arrival(sk->sk_receive_queue.prev);
+	__u64 arrival = rx_arrival(sk->sk_receive_queue.prev, now);
 	__u32 i;
 
 	if (!arrival)
@@ -707,7 +708,7 @@ static __always_inline int udp_ready(const struct sock *sk, struct ns_sk *st)
 		st->udp_overflow = 1;
 		return 0;
 	}
-	st->udp_q[UDP_SLOT(i)][1] = bpf_ktime_get_ns();
+	st->udp_q[UDP_SLOT(i)][1] = now;
 	st->udp_q[UDP_SLOT(i)][0] = arrival;
 	return 0;
 }
@@ -778,8 +779,9 @@ static __always_inline void udp_read(const struct sock *sk, struct ns_sk *st)
  * TCP's control block (struct tcp_skb_cb leads skb->cb), and its
  * arrival. 0: the queue is empty.
  */
-static __always_inline int tail_range(const struct sock *sk, __u32 *seq,
-				      __u32 *end_seq, __u64 *arrival)
+static __always_inline int tail_range(const struct sock *sk, __u64 now,
+				      __u32 *seq, __u32 *end_seq,
+				      __u64 *arrival)
 {
 	const struct sk_buff *tail = sk->sk_receive_queue.prev;
 	const struct tcp_skb_cb *cb;
@@ -789,7 +791,7 @@ static __always_inline int tail_range(const struct sock *sk, __u32 *seq,
 	cb = ro_cast(tail->cb, struct tcp_skb_cb);
 	*seq = cb->seq;
 	*end_seq = cb->end_seq;
-	*arrival = rx_arrival(tail);
+	*arrival = rx_arrival(tail, now);
 	return 1;
 }
 
@@ -849,10 +851,11 @@ static __always_inline int out_of_order(const struct tcp_sock *tp,
  * or made readable while segments came out of order (out_of_order()),
  * gets no TCP_RX: incomplete, never timed from another packet's clock.
  */
-static __always_inline int tcp_ready(const struct sock *sk, struct ns_sk *st)
+static __always_inline int tcp_ready(const struct sock *sk, struct ns_sk *st,
+				     __u64 now)
 {
 	__u32 size = rx_size[st->side & 1], m = 0, n, i, seq = 0, end_seq = 0;
-	__u64 end, rx, arrival = 0, now, *sl;
+	__u64 end, rx, arrival = 0, *sl;
 	const struct tcp_sock *tp;
 	int seen, ooo, grown = coalesced(sk, st);
 
@@ -872,9 +875,9 @@ static __always_inline int tcp_ready(const struct sock *sk, struct ns_sk *st)
 	if (!n)
 		return 0;
 	st->rx_seen = m + n;
-	seen = !ooo && !grown && tail_range(sk, &seq, &end_seq, &arrival);
+	seen = !ooo && !grown &&
+	       tail_range(sk, now, &seq, &end_seq, &arrival);
 	rx = tp->tcp_clock_cache;
-	now = bpf_ktime_get_ns();
 	for (i = 0; i < NS_SLOTS && i < n; i++, m++) {
 		if (!sampled(m))
 			continue;
@@ -908,7 +911,8 @@ static __always_inline int tcp_ready(const struct sock *sk, struct ns_sk *st)
  * benchmark's sides (tcp_ready); a request begun out of order has
  * neither.
  */
-static __always_inline int obs_wakeup(const struct sock *sk, struct ns_sk *st)
+static __always_inline int obs_wakeup(const struct sock *sk, struct ns_sk *st,
+				      __u64 now)
 {
 	struct tcp_sock *tp = bpf_skc_to_tcp_sock((void *)sk);
 	__u32 seq = 0, end_seq = 0, first;
@@ -926,9 +930,9 @@ static __always_inline int obs_wakeup(const struct sock *sk, struct ns_sk *st)
 	clear_slot(sl);
 	st->rx_open = 1;
 	st->rx_seen++;
-	sl[NS_K_DATA_READY] = bpf_ktime_get_ns();
+	sl[NS_K_DATA_READY] = now;
 	first = tp->rcv_nxt - (__u32)(end - st->rx_mark);
-	if (!ooo && !grown && tail_range(sk, &seq, &end_seq, &arrival) &&
+	if (!ooo && !grown && tail_range(sk, now, &seq, &end_seq, &arrival) &&
 	    ns_carries(seq, end_seq, first)) {
 		sl[NS_K_TCP_RX] = tp->tcp_clock_cache;
 		sl[NS_K_NETIF_RX] = arrival;
@@ -963,6 +967,7 @@ SEC("tp_btf/sk_data_ready")
 int BPF_PROG(sk_data_ready, const struct sock *sk)
 {
 	struct ns_sk *st;
+	__u64 now;
 
 	if (empty)
 		return 0;
@@ -970,11 +975,13 @@ int BPF_PROG(sk_data_ready, const struct sock *sk)
 	/* `side`, not st->side: the verifier drops these when not observing. */
 	if (!st)
 		return NS_IS_OBS(side) ? obs_late(sk) : 0;
+	/* DATA_READY: first thing for our sockets, before this program's work. */
+	now = bpf_ktime_get_ns();
 	if (NS_IS_UDP(st->side))
-		return udp_ready(sk, st);
+		return udp_ready(sk, st, now);
 	if (NS_IS_OBS(side))
-		return obs_wakeup(sk, st);
-	return tcp_ready(sk, st);
+		return obs_wakeup(sk, st, now);
+	return tcp_ready(sk, st, now);
 }
 
 /* observe: the transaction whose response began goes to user space. */

@@ -1,0 +1,130 @@
+# Stages held against something that is not netstage: the tests' own
+# reference timer (tests/ref/), its programs on other events than
+# netstage's, run beside a traced run and compared stage by stage.
+
+RXREF=$(dirname "$NETSTAGE")/tests/ref/rxref
+# How far netstage's p50 of a stage may be from the reference's, in us:
+# each timer's programs run at the other's hooks and delay its stamps
+# (docs/stages.md, "Checked against a reference").
+REF_TOLERANCE_US=0.3
+
+# ref_start PORT: the reference timer, attached, on connections of PORT.
+ref_start() {
+	local i
+
+	[ -x "$RXREF" ] || fail "no $RXREF (make ref-tools)"
+	"$RXREF" "$1" > ref.out 2> ref.err &
+	REF_PID=$!
+	for i in $(seq 100); do
+		grep -q attached ref.out && break
+		sleep 0.05
+	done
+	grep -q attached ref.out || fail "reference: $(cat ref.err)"
+}
+
+# ref_compare MODE: stop the reference; softirq_rx and tcp_rx of each
+# side (cli.out, srv.out) within REF_TOLERANCE_US of it at p50, or fail
+# naming the mode, side and stage.
+ref_compare() {
+	kill -INT "$REF_PID"
+	wait "$REF_PID"
+	python3 - "$REF_TOLERANCE_US" "$1" <<'PY'
+import sys
+tol, mode = float(sys.argv[1]), sys.argv[2] or "tcp_rr"
+def keys(path):
+    return dict(l.rstrip("\n").split("=", 1) for l in open(path) if "=" in l)
+ref = keys("ref.out")
+bad = []
+for side, out in (("client", "cli.out"), ("server", "srv.out")):
+    ns = keys(out)
+    for stage in ("softirq_rx", "tcp_rx"):
+        n = int(ref[f"{side}.{stage}_count"])
+        if n < 1000:
+            bad.append(f"{side} {stage}: the reference saw {n} segments")
+            continue
+        a = float(ns[f"stage_{stage}_p50_us"])
+        b = float(ref[f"{side}.{stage}_p50_us"])
+        print(f"{mode}: {side} {stage} p50 netstage {a:.3f} reference {b:.3f}")
+        if abs(a - b) > tol:
+            bad.append(f"{side} {stage} p50: netstage {a:.3f} us, "
+                       f"reference {b:.3f} us")
+for b in bad:
+    print(f"    {mode}: {b}")
+sys.exit(1 if bad else 0)
+PY
+
+}
+
+# rx_against_ref MODE-ARGS...: a traced tcp_rr, server and client apart,
+# both pinned to CPU 0 (the reference follows a packet on one CPU), with
+# the reference attached first, compared by ref_compare.
+rx_against_ref() {
+	local srv
+
+	next_ports
+	ref_start "$DPORT"
+	taskset -c 0 "$NETSTAGE" tcp_rr -C "$CPORT" -P "$DPORT" --trace -q \
+		> srv.out 2> srv.err &
+	srv=$!
+	wait_port "$CPORT"
+	taskset -c 0 timeout -k 5 "$BOUND" "$NETSTAGE" tcp_rr -c \
+		-H 127.0.0.1 -C "$CPORT" -l 2 --trace -q "$@" > cli.out 2> cli.err
+	wait "$srv"
+	ref_compare "$*"
+}
+
+t_rx_stages_agree_with_a_reference_timer() {
+	rx_against_ref
+}
+
+t_rx_stages_agree_with_a_reference_timer_burst() {
+	rx_against_ref --burst 8
+}
+
+t_rx_stages_agree_with_a_reference_timer_rate() {
+	rx_against_ref --rate 5000
+}
+
+t_rx_stages_agree_with_a_reference_timer_sampled() {
+	rx_against_ref --trace-sample 10
+}
+
+t_rx_stages_agree_with_a_reference_timer_sched() {
+	rx_against_ref --trace-sched
+}
+
+# slow_input NS RULES: an input chain in NS whose RULES rules all miss, so
+# that netfilter takes a few us of each packet's receive, between
+# netif_receive_skb and TCP: where softirq_rx must see it.
+slow_input() {
+	local i
+
+	{
+		echo "table inet slow { chain in {"
+		echo "type filter hook input priority 0;"
+		for i in $(seq "$2"); do
+			echo "tcp dport 9 tcp sport $i counter"
+		done
+		echo "}"
+		echo "}"
+	} > slow.nft
+	ip netns exec "$1" nft -f slow.nft
+}
+
+t_rx_stages_agree_with_a_reference_timer_across_netfilter() {
+	local a=nsa$$ b=nsb$$ srv
+
+	command -v nft > /dev/null || { echo "no nft (nftables)"; exit "$SKIP"; }
+	make_veth "$a" "$b"
+	slow_input "$a" 400
+	slow_input "$b" 400
+	ref_start 12867
+	ip netns exec "$b" taskset -c 0 "$NETSTAGE" tcp_rr --trace -q \
+		> srv.out 2> srv.err &
+	srv=$!
+	sleep 0.5
+	ip netns exec "$a" taskset -c 0 timeout -k 5 "$BOUND" "$NETSTAGE" \
+		tcp_rr -c -H 192.0.2.2 -l 2 --trace -q > cli.out 2> cli.err
+	wait "$srv"
+	ref_compare "veth, 400 netfilter rules"
+}

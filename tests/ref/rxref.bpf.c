@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The tests' own timer of the receive stages, independent of netstage's
+ * BPF: its own programs, and TCP receive taken at the tcp_probe
+ * tracepoint (the start of tcp_rcv_established), not from TCP's clock
+ * cache. softirq_rx is netif_receive_skb to tcp_probe, tcp_rx tcp_probe
+ * to sk_data_ready, for segments with payload on connections of `port`.
+ *
+ * Each program reads its clock first. A packet's receive runs on one CPU
+ * from netif_receive_skb to the wake-up call, so the stamps wait in
+ * per-CPU slots; both stages are booked at sk_data_ready, after they
+ * end, so no booking lies inside a stage it times. A receive that moved
+ * CPU (the socket's backlog) is not counted.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#define RING 8		/* packets a CPU may have between the two hooks */
+#define BUCKETS 2000	/* 10 ns each */
+
+const volatile __u16 port;	/* host order */
+
+struct pcpu {
+	__u64 skb[RING], t[RING];
+	__u32 next;
+	int side;		/* of the segment at tcp_probe: -1 none */
+	__u64 arrival, probe;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct pcpu);
+} cpus SEC(".maps");
+
+/* [side * 2 + stage][bucket]: side 0 client, 1 server; 0 softirq_rx, 1 tcp_rx */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 4 * BUCKETS);
+	__type(key, __u32);
+	__type(value, __u64);
+} hist SEC(".maps");
+
+static __always_inline struct pcpu *mine(void)
+{
+	__u32 k = 0;
+
+	return bpf_map_lookup_elem(&cpus, &k);
+}
+
+SEC("tp_btf/netif_receive_skb")
+int BPF_PROG(ref_netif, struct sk_buff *skb)
+{
+	__u64 now = bpf_ktime_get_ns();
+	struct pcpu *c = mine();
+	__u32 i;
+
+	if (!c)
+		return 0;
+	i = c->next++ % RING;
+	c->skb[i] = (__u64)skb;
+	c->t[i] = now;
+	return 0;
+}
+
+SEC("tp_btf/tcp_probe")
+int BPF_PROG(ref_probe, struct sock *sk, struct sk_buff *skb)
+{
+	__u64 now = bpf_ktime_get_ns();
+	struct pcpu *c = mine();
+	const struct tcphdr *th;
+	int i, side;
+
+	if (!c)
+		return 0;
+	c->side = -1;
+	if (sk->__sk_common.skc_num == port)
+		side = 1;
+	else if (sk->__sk_common.skc_dport == __builtin_bswap16(port))
+		side = 0;
+	else
+		return 0;
+	th = (const struct tcphdr *)skb->data;
+	if (skb->len <= BPF_CORE_READ_BITFIELD_PROBED(th, doff) * 4)
+		return 0;
+	/* The newest: a freed skb's memory comes back for a later packet. */
+	c->arrival = 0;
+	for (i = 0; i < RING; i++)
+		if (c->skb[i] == (__u64)skb && c->t[i] > c->arrival)
+			c->arrival = c->t[i];
+	c->probe = now;
+	c->side = side;
+	return 0;
+}
+
+static __always_inline void book(int side, int stage, __u64 d)
+{
+	__u32 k;
+	__u64 *n;
+
+	d /= 10;
+	if (d >= BUCKETS)
+		d = BUCKETS - 1;
+	k = (side * 2 + stage) * BUCKETS + d;
+	n = bpf_map_lookup_elem(&hist, &k);
+	if (n)
+		(*n)++;
+}
+
+SEC("tp_btf/sk_data_ready")
+int BPF_PROG(ref_ready, struct sock *sk)
+{
+	__u64 now = bpf_ktime_get_ns();
+	struct pcpu *c = mine();
+
+	if (!c || c->side < 0)
+		return 0;
+	if (c->arrival && c->arrival < c->probe)
+		book(c->side, 0, c->probe - c->arrival);
+	book(c->side, 1, now - c->probe);
+	c->side = -1;
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "GPL";
