@@ -101,6 +101,12 @@ volatile __s64 real_offset;
  * netfilter (docs/stages.md).
  */
 const volatile __u8 arrival_hook;
+/*
+ * The tcp_probe program is attached (several messages in flight, or
+ * messages of several segments: TCP may append a segment to the receive
+ * queue's tail skb): it keeps each segment's arrival while its skb lives.
+ */
+const volatile __u8 probe_hook;
 /* --trace-sched: the scheduler's wake-up of each worker thread. */
 const volatile __u8 sched;
 /*
@@ -606,11 +612,22 @@ static __always_inline __u64 arrival_tag(__u32 w)
 	return (__u64)(w >> 20) << ARRIVAL_TBITS;
 }
 
-/* Every packet of the machine: the clock first, then one store. */
+/*
+ * The last packet that entered the stack on each CPU: the one TCP is
+ * taking in when it runs in that packet's receive softirq.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} cpu_arrival SEC(".maps");
+
+/* Every packet of the machine: the clock first, then two stores. */
 SEC("tp_btf/netif_receive_skb")
 int BPF_PROG(netif_receive_skb, struct sk_buff *skb)
 {
-	__u32 w, k;
+	__u32 w, k, zero = 0;
 	__u64 now, *a;
 
 	if (empty)
@@ -621,6 +638,9 @@ int BPF_PROG(netif_receive_skb, struct sk_buff *skb)
 	a = bpf_map_lookup_elem(&arrivals, &k);
 	if (a)
 		*a = arrival_tag(w) | (now & ARRIVAL_TMASK);
+	a = bpf_map_lookup_elem(&cpu_arrival, &zero);
+	if (a)
+		*a = now;
 	return 0;
 }
 
@@ -774,53 +794,84 @@ static __always_inline void udp_read(const struct sock *sk, struct ns_sk *st)
 }
 
 /*
- * At a wake-up call, the segment just queued: the receive queue's tail.
- * Its first byte's sequence number and the one after its last, from
- * TCP's control block (struct tcp_skb_cb leads skb->cb), and its
- * arrival. 0: the queue is empty.
+ * At a wake-up call, the segment just queued: what TCP put at the
+ * receive queue's tail, noted at every wake-up (note_tail()), so that
+ * the last one is known.
  */
-static __always_inline int tail_range(const struct sock *sk, __u64 now,
-				      __u32 *seq, __u32 *end_seq,
-				      __u64 *arrival)
+struct tail {
+	const struct sk_buff *skb;	/* NULL: the queue is empty */
+	__u32 seq, end_seq;		/* its bytes, from TCP's control block */
+	/*
+	 * TCP appended the segment to the skb that was the tail at the
+	 * last wake-up (tcp_try_coalesce), and freed the segment's own:
+	 * its bytes start at `from`.
+	 */
+	int grown;
+	__u32 from;
+};
+
+static __always_inline void note_tail(const struct sock *sk,
+				      struct ns_sk *st, struct tail *t)
 {
-	const struct sk_buff *tail = sk->sk_receive_queue.prev;
 	const struct tcp_skb_cb *cb;
 
-	if ((void *)tail == (void *)&sk->sk_receive_queue)
-		return 0;
-	cb = ro_cast(tail->cb, struct tcp_skb_cb);
-	*seq = cb->seq;
-	*end_seq = cb->end_seq;
-	*arrival = rx_arrival(tail, now);
-	return 1;
+	t->skb = sk->sk_receive_queue.prev;
+	t->grown = 0;
+	t->seq = t->end_seq = t->from = 0;
+	if ((void *)t->skb == (void *)&sk->sk_receive_queue) {
+		t->skb = NULL;
+		st->rx_tail = 0;
+		return;
+	}
+	cb = ro_cast(t->skb->cb, struct tcp_skb_cb);
+	t->seq = cb->seq;
+	t->end_seq = cb->end_seq;
+	if ((__u64)t->skb == st->rx_tail && t->seq == st->rx_tail_seq &&
+	    t->end_seq != st->rx_tail_end) {
+		t->grown = 1;
+		t->from = st->rx_tail_end;
+	}
+	st->rx_tail = (__u64)t->skb;
+	st->rx_tail_seq = t->seq;
+	st->rx_tail_end = t->end_seq;
 }
 
 /*
- * Did TCP append this wake-up's segment to the skb that was the tail at
- * the last one (tcp_try_coalesce)? Then the new bytes' packet is gone,
- * and the tail's arrival is the first packet's: they go untimed. Noted
- * at every wake-up, so the last one is known. The kernel's own stamp
- * (no hook) is copied to the tail as it appends, and needs no such care.
+ * The sequence numbers of the segment just queued (the first, and the
+ * one after its last) and its arrival; 0: the queue is empty. A segment
+ * appended to the tail lost its skb: its arrival is what the tcp_probe
+ * program kept of it. Without that program (one message in flight, of
+ * one segment: TCP rarely appends), the last packet that entered the
+ * stack on this CPU, which is that segment's when TCP takes it in the
+ * receive softirq (the socket not owned by a thread), and unknown (0)
+ * when it waited in the socket's backlog. The kernel's own stamp (no
+ * hook) is copied to the tail as it appends.
  */
-static __always_inline int coalesced(const struct sock *sk, struct ns_sk *st)
+static __always_inline int tail_range(const struct sock *sk,
+				      const struct ns_sk *st,
+				      const struct tail *t, __u64 now,
+				      __u32 *seq, __u32 *end_seq,
+				      __u64 *arrival)
 {
-	const struct sk_buff *tail = sk->sk_receive_queue.prev;
-	const struct tcp_skb_cb *cb;
-	__u32 seq;
-	int grown;
+	__u32 zero = 0;
+	__u64 *a;
 
-	if ((void *)tail == (void *)&sk->sk_receive_queue) {
-		st->rx_tail = 0;
+	if (!t->skb)
 		return 0;
+	*seq = t->seq;
+	*end_seq = t->end_seq;
+	if (!t->grown || !arrival_hook) {
+		*arrival = rx_arrival(t->skb, now);
+		return 1;
 	}
-	cb = ro_cast(tail->cb, struct tcp_skb_cb);
-	seq = cb->seq;
-	grown = (__u64)tail == st->rx_tail && seq == st->rx_tail_seq &&
-		cb->end_seq != st->rx_tail_end;
-	st->rx_tail = (__u64)tail;
-	st->rx_tail_seq = seq;
-	st->rx_tail_end = cb->end_seq;
-	return grown && arrival_hook;
+	*seq = t->from;
+	if (probe_hook) {
+		*arrival = st->seg_seq == t->from ? st->seg_arrival : 0;
+		return 1;
+	}
+	a = bpf_map_lookup_elem(&cpu_arrival, &zero);
+	*arrival = a && !sk->sk_lock.owned ? *a : 0;
+	return 1;
 }
 
 /*
@@ -857,8 +908,10 @@ static __always_inline int tcp_ready(const struct sock *sk, struct ns_sk *st,
 	__u32 size = rx_size[st->side & 1], m = 0, n, i, seq = 0, end_seq = 0;
 	__u64 end, rx, arrival = 0, *sl;
 	const struct tcp_sock *tp;
-	int seen, ooo, grown = coalesced(sk, st);
+	struct tail t;
+	int seen, ooo;
 
+	note_tail(sk, st, &t);
 	if (!sampled_ahead(st->rx_msgs))
 		return 0;
 	/*
@@ -875,8 +928,7 @@ static __always_inline int tcp_ready(const struct sock *sk, struct ns_sk *st,
 	if (!n)
 		return 0;
 	st->rx_seen = m + n;
-	seen = !ooo && !grown &&
-	       tail_range(sk, now, &seq, &end_seq, &arrival);
+	seen = !ooo && tail_range(sk, st, &t, now, &seq, &end_seq, &arrival);
 	rx = tp->tcp_clock_cache;
 	for (i = 0; i < NS_SLOTS && i < n; i++, m++) {
 		if (!sampled(m))
@@ -917,13 +969,14 @@ static __always_inline int obs_wakeup(const struct sock *sk, struct ns_sk *st,
 	struct tcp_sock *tp = bpf_skc_to_tcp_sock((void *)sk);
 	__u32 seq = 0, end_seq = 0, first;
 	__u64 arrival = 0, end, *sl;
-	int ooo, grown;
+	struct tail t;
+	int ooo;
 
 	if (!tp)
 		return 0;
 	end = tp->bytes_received;
 	ooo = out_of_order(tp, st);
-	grown = coalesced(sk, st);
+	note_tail(sk, st, &t);
 	if (st->rx_open || st->late || end <= st->rx_mark)
 		return 0;
 	sl = slot(st, st->rx_seen);
@@ -932,7 +985,7 @@ static __always_inline int obs_wakeup(const struct sock *sk, struct ns_sk *st,
 	st->rx_seen++;
 	sl[NS_K_DATA_READY] = now;
 	first = tp->rcv_nxt - (__u32)(end - st->rx_mark);
-	if (!ooo && !grown && tail_range(sk, now, &seq, &end_seq, &arrival) &&
+	if (!ooo && tail_range(sk, st, &t, now, &seq, &end_seq, &arrival) &&
 	    ns_carries(seq, end_seq, first)) {
 		sl[NS_K_TCP_RX] = tp->tcp_clock_cache;
 		sl[NS_K_NETIF_RX] = arrival;
@@ -959,6 +1012,28 @@ static __always_inline int obs_late(const struct sock *sk)
 	st = new_storage(sk, 1);
 	if (st)
 		st->late = 1;
+	return 0;
+}
+
+/*
+ * TCP starts on a segment of a registered socket (tcp_rcv_established):
+ * its first sequence number and arrival, looked up while its skb lives,
+ * for the wake-up after it if TCP appends it to the tail skb.
+ */
+SEC("tp_btf/tcp_probe")
+int BPF_PROG(tcp_probe, const struct sock *sk, const struct sk_buff *skb)
+{
+	const struct tcp_skb_cb *cb;
+	struct ns_sk *st;
+
+	if (empty)
+		return 0;
+	st = lookup(sk);
+	if (!st)
+		return 0;
+	cb = ro_cast(skb->cb, struct tcp_skb_cb);
+	st->seg_seq = cb->seq;
+	st->seg_arrival = rx_arrival(skb, bpf_ktime_get_ns());
 	return 0;
 }
 

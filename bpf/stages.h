@@ -284,6 +284,9 @@ struct ns_sk {
 	 */
 	unsigned long long rx_tail;
 	unsigned int rx_tail_seq, rx_tail_end;
+	/* tcp_probe: the last segment TCP took in, its first byte and arrival */
+	unsigned int seg_seq, pad4;
+	unsigned long long seg_arrival;
 };
 
 /*

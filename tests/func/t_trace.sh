@@ -67,7 +67,10 @@ check_incomplete_reasons() {
 
 # What tcp_rr records attach (docs/stages.md, lean): the wake-up call
 # and the device hand-off, where TCP's own clock reads are taken too.
-LEAN_HOOKS=sk_data_ready:tp_btf,dev_hard_start_xmit:tp_btf
+LEAN_HOOKS=netif_receive_skb:tp_btf,sk_data_ready:tp_btf,dev_hard_start_xmit:tp_btf
+# With several messages in flight, or messages of several segments, also
+# tcp_probe: TCP may append a segment to the receive queue's tail skb.
+SEGMENT_HOOKS=netif_receive_skb:tp_btf,tcp_probe:tp_btf,sk_data_ready:tp_btf,dev_hard_start_xmit:tp_btf
 
 lean_hooks() {		# OUT SIDE: its trace_hooks, fentry read as tp_btf
 	key "$1" "$2.trace_hooks" | sed 's/fentry/tp_btf/g'
@@ -380,12 +383,12 @@ t_trace_across_a_veth_pair() {
 	$CHECK_TRACE cli.csv srv.csv
 }
 
-# tcp_rr records go without the recv and send length hooks: four
-# program runs a transaction, not eight. A client's record comes at its
-# response's DATA_READY, before its worker has read it; with eight flows
-# on one worker and four requests in flight on each, records of other
-# flows and of later requests wait for their own transaction, and each
-# transaction still gets its own record. RECV_RET is then the worker's
+# tcp_rr records go without the recv and send length hooks: six
+# program runs a transaction (two on netif_receive_skb), not ten. A
+# client's record comes at its response's DATA_READY, before its worker
+# has read it; with eight flows on one worker and four requests in
+# flight on each, records of other flows and of later requests wait for
+# their own transaction, and each transaction still gets its own record. RECV_RET is then the worker's
 # stamp: the clock read that found the message whole.
 t_trace_lean_records_match_their_transactions() {
 	need_root
@@ -397,7 +400,7 @@ t_trace_lean_records_match_their_transactions() {
 	check_trace_counts out server
 	$CHECK_TRACE tr.csv tr.server.csv --results out
 	for side in client server; do
-		expect_eq "$(lean_hooks out $side)" "$LEAN_HOOKS" \
+		expect_eq "$(lean_hooks out $side)" "$SEGMENT_HOOKS" \
 			"$side: the hooks attached"
 	done
 	python3 - tr.csv tr.server.csv <<'PY'
@@ -414,10 +417,10 @@ PY
 import sys
 kv = dict(l.rstrip("\n").split("=", 1) for l in open(sys.argv[1]) if "=" in l)
 runs = float(kv["client.trace_cost_runs"])
-assert 4 <= runs < 5, runs
+assert 6 <= runs < 7, runs
 PY
 	NETSTAGE_BENCH_FULL_HOOKS=1 ns tcp_rr --local -l 2 -q --trace > out 2> err
-	expect_eq "$(key out client.trace_cost_runs | cut -d. -f1)" 8 \
+	expect_eq "$(key out client.trace_cost_runs | cut -d. -f1)" 10 \
 		"runs with the length hooks"
 	# What needs them keeps them: --trace-sched, and --trace=hist of an
 	# open-loop client, which need not send after each response.
@@ -434,7 +437,7 @@ PY
 import sys
 kv = dict(l.rstrip("\n").split("=", 1) for l in open(sys.argv[1]) if "=" in l)
 runs = float(kv["client.trace_cost_runs"])
-assert 4 <= runs < 5, runs
+assert 6 <= runs < 7, runs
 PY
 }
 
@@ -583,6 +586,23 @@ t_trace_without_tcp_sendmsg_locked() {
 	expect_eq "$(key out client.trace_status)" off "without sk_data_ready"
 	grep -q '^client.trace_error=tracing off: the kernel has no sk_data_ready tracepoint$' out
 	expect_gt "$(key out client.num_transactions)" 0 "ran untraced"
+}
+
+# A kernel without the netif_receive_skb tracepoint still traces whole:
+# NETIF_RX falls back to the kernel's own receive stamp, and the run says
+# so (trace_note and stderr) and lists the hook as none.
+t_trace_without_netif_receive_skb() {
+	need_root
+
+	NETSTAGE_TRACE_PRETEND_MISSING=netif_receive_skb ns tcp_rr --local \
+		-l 2 -q --trace --trace-records=tr.csv > out 2> err
+	expect_eq "$(lean_hooks out client)" \
+		"netif_receive_skb:none,sk_data_ready:tp_btf,dev_hard_start_xmit:tp_btf" \
+		"hooks"
+	grep -q 'no netif_receive_skb tracepoint: NETIF_RX is the kernel' err
+	check_trace_counts out client softirq_rx
+	check_trace_counts out server softirq_rx
+	$CHECK_TRACE tr.csv tr.server.csv --results out
 }
 
 # Responses of several segments, a few in flight: with 8 of 20 KB, TCP
@@ -848,7 +868,7 @@ t_trace_udp_rr_both_sides() {
 		check_trace_counts out $side udp_rx
 	done
 	# UDP has no TCP hooks: none attached, none listed.
-	grep -q '^client.trace_hooks=sk_data_ready:tp_btf,sock_recv_length:tp_btf,dev_hard_start_xmit:\(fentry\|tp_btf\),sock_send_length:tp_btf$' out
+	grep -q '^client.trace_hooks=netif_receive_skb:tp_btf,sk_data_ready:tp_btf,sock_recv_length:tp_btf,dev_hard_start_xmit:\(fentry\|tp_btf\),sock_send_length:tp_btf$' out
 	grep -q '^client.stage_udp_rx_p99_us=' out
 	! grep -q '^client.stage_tcp_tx' out
 	$CHECK_TRACE tr.csv tr.server.csv --results out --apart
