@@ -19,6 +19,73 @@ void join_sort(struct join_table *t)
 		qsort(t->r, t->n, sizeof(*t->r), by_arrival);
 }
 
+static int by_port_seq(const void *a, const void *b)
+{
+	const struct join_rec *x = a, *y = b;
+
+	if (x->port != y->port)
+		return x->port < y->port ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+int join_by_seq(const struct join_table *t, int n)
+{
+	return n == 2 && (t[0].side & ~NS_SCHED_BIT) == NS_CLIENT &&
+	       (t[1].side & ~NS_SCHED_BIT) == NS_SERVER;
+}
+
+void join_prepare(struct join_table *t, int n)
+{
+	int k;
+
+	for (k = 0; k < n; k++)
+		join_sort(&t[k]);
+	if (join_by_seq(t, n) && t[1].n > 1)
+		qsort(t[1].r, t[1].n, sizeof(*t[1].r), by_port_seq);
+}
+
+/* The records of connection port and number seq: the first, and how many. */
+static const struct join_rec *numbered(const struct join_table *t,
+				       uint16_t port, uint64_t seq, int *count)
+{
+	struct join_rec key = { .port = port, .seq = seq };
+	long a = 0, b = t->n, i;
+
+	while (a < b) {
+		long m = a + (b - a) / 2;
+
+		if (by_port_seq(&t->r[m], &key) < 0)
+			a = m + 1;
+		else
+			b = m;
+	}
+	for (i = a; i < t->n && !by_port_seq(&t->r[i], &key); i++)
+		;
+	*count = i - a;
+	return *count ? &t->r[a] : NULL;
+}
+
+/*
+ * Hop 1 by the client's connection and number: JOIN_OK, or what is
+ * wrong. A server record with no DEV_XMIT (a response held back) is not
+ * timed to its hand-off: none.
+ */
+static int by_number(const struct join_table *s, const struct join_rec *c,
+		     const struct join_rec **r)
+{
+	uint64_t lo = c->b[NS_B_DEV_XMIT], hi = c->b[NS_B_NETIF_RX];
+	int count;
+
+	*r = numbered(s, c->port, c->seq, &count);
+	if (count != 1)
+		return count ? JOIN_MANY : JOIN_NONE;
+	if (!(*r)->b[NS_B_NETIF_RX] || !(*r)->b[NS_B_DEV_XMIT])
+		return JOIN_NONE;
+	if ((*r)->b[NS_B_NETIF_RX] < lo || (*r)->b[NS_B_DEV_XMIT] > hi)
+		return JOIN_MISPAIR;
+	return JOIN_OK;
+}
+
 static void add(struct join_plan *p, int depth, int fh, enum ns_boundary fb,
 		int th, enum ns_boundary tb, const char *a, const char *b)
 {
@@ -158,6 +225,13 @@ int join_one(const struct join_table *t, int n, const struct join_rec *c,
 		*hop = k;
 		if (!lo || !hi)
 			return JOIN_NONE;
+		if (k == 1 && join_by_seq(t, n)) {
+			int rc = by_number(&t[1], c, &chain[1]);
+
+			if (rc != JOIN_OK)
+				return rc;
+			continue;
+		}
 		/* Hop 1 is on the client's own connection. */
 		chain[k] = within(&t[k], lo, hi,
 				  k == 1 ? c->port : chain[k - 1]->next_port,

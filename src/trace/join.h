@@ -14,6 +14,13 @@
  * observer saw it (next_port). One request is in flight per connection,
  * so there is one such record, or the transaction is not joined: none
  * (the hop did not time it) or several (another connection's fit too).
+ *
+ * Netstage's own tcp_rr ends number a connection's messages alike, so
+ * there the server's record is the one of the client's connection and
+ * sequence number, never found by time: with several requests in flight
+ * (--burst, --rate) a window can hold another request's. The window
+ * still checks it: a record of that number outside it is a mis-pair,
+ * counted and shown.
  */
 #ifndef NETSTAGE_TRACE_JOIN_H
 #define NETSTAGE_TRACE_JOIN_H
@@ -44,6 +51,12 @@ struct join_table {
 };
 
 void join_sort(struct join_table *t);
+
+/* Is hop 1 joined by the client's connection and sequence number? */
+int join_by_seq(const struct join_table *t, int n);
+
+/* Sort every hop's records for join_one() (hop 1 by seq where it joins so). */
+void join_prepare(struct join_table *t, int n);
 
 /*
  * One row of the waterfall: from boundary fb of hop fh to tb of th.
@@ -79,13 +92,19 @@ int join_plan(const struct join_table *t, int n, struct join_plan *p);
  */
 int join_plan_nested(const struct join_table *t, int n, struct join_plan *p);
 
-enum { JOIN_OK, JOIN_NONE, JOIN_MANY, JOIN_DISORDER };
+/*
+ * JOIN_MISPAIR: the record of the client's connection and number lies
+ * outside the client's window (join_by_seq()).
+ */
+enum { JOIN_OK, JOIN_NONE, JOIN_MANY, JOIN_DISORDER, JOIN_MISPAIR,
+       JOIN_RESULTS };
 
 /*
  * The records of hops 1..n-1 for client record c (chain[0] = c).
  * JOIN_OK with chain[] filled, else what went wrong and at which hop
  * (*hop). JOIN_DISORDER: a row of the plan would be negative.
  */
+/* join_prepare() first. */
 int join_one(const struct join_table *t, int n, const struct join_rec *c,
 	     const struct join_plan *p, const struct join_rec **chain,
 	     int *hop);

@@ -67,6 +67,7 @@ int waterfall_join(struct waterfall *w, int nested)
 	for (k = 0; k < w->plan.nrows; k++)
 		hist_reset(&w->row[k]);
 	hist_reset(&w->total);
+	join_prepare(w->t, w->n);
 	if (w->records)
 		records_header(w);
 	for (i = 0; i < w->t[0].n; i++) {
@@ -131,6 +132,9 @@ void waterfall_kv(const struct waterfall *w, const char *key_prefix,
 	kv_uint(out, KEY("unmatched"), w->by_result[JOIN_NONE]);
 	kv_uint(out, KEY("ambiguous"), w->by_result[JOIN_MANY]);
 	kv_uint(out, KEY("disorder"), w->by_result[JOIN_DISORDER]);
+	kv_str(out, KEY("joined_by"), join_by_seq(w->t, w->n) ?
+				      "connection_and_seq" : "connection_and_time");
+	kv_uint(out, KEY("mispaired"), w->by_result[JOIN_MISPAIR]);
 #undef KEY
 	for (i = 0; i < w->plan.nrows; i++)
 		stats_kv(&w->row[i], key_prefix, w->plan.row[i].name, out);
@@ -166,6 +170,10 @@ void waterfall_print(const struct waterfall *w, const char *title,
 		if (w->at_hop[k])
 			fprintf(f, "  not joined at %s: %llu\n", w->t[k].name,
 				(unsigned long long)w->at_hop[k]);
+	if (w->by_result[JOIN_MISPAIR])
+		fprintf(f, "  mis-paired (the same connection and number "
+			"outside the client's time): %llu\n",
+			(unsigned long long)w->by_result[JOIN_MISPAIR]);
 }
 
 void waterfall_free(struct waterfall *w)

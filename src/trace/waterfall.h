@@ -21,7 +21,7 @@ struct waterfall {
 	struct join_plan plan;
 	struct hist *row;	/* one per plan row */
 	struct hist total;	/* the joined transactions' latency */
-	uint64_t joined, by_result[JOIN_DISORDER + 1];
+	uint64_t joined, by_result[JOIN_RESULTS];
 	uint64_t at_hop[JOIN_MAX_HOPS];
 	FILE *records;		/* a CSV row per joined transaction, or NULL */
 	/*

@@ -554,6 +554,39 @@ t_trace_open_loop_times_each_request() {
 		tcp_rr --rate 10 --trace --timestamping
 }
 
+# Under --rate many requests are in flight on a connection, and a time
+# window of the client's can hold another request's server record. The
+# waterfall joins netstage's own two ends by connection and number: the
+# response's wire leg equals the one computed here from the two record
+# files paired by (port, seq), and nothing is mis-paired.
+t_trace_open_loop_waterfall_joins_by_number() {
+	need_root
+
+	ns tcp_rr --local -l 2 -q --rate 10000 --trace --trace-records=tr.csv \
+		--trace-max-records=1000000 > out 2> err
+	expect_eq "$(key out waterfall.joined_by)" connection_and_seq "joined by"
+	expect_eq "$(key out waterfall.mispaired)" 0 "mis-paired"
+	expect_eq "$(($(key out waterfall.transactions) + \
+		$(key out waterfall.unmatched)))" \
+		"$(key out waterfall.client_transactions)" "joined + unmatched"
+	python3 - out tr.csv tr.server.csv <<'PY'
+import csv, sys
+kv = dict(l.rstrip("\n").split("=", 1) for l in open(sys.argv[1]) if "=" in l)
+srv = {(r["port"], r["seq"]): r for r in csv.DictReader(open(sys.argv[3]))}
+legs = []
+for c in csv.DictReader(open(sys.argv[2])):
+    s = srv.get((c["port"], c["seq"]))
+    if s and s["DEV_XMIT"] and c["NETIF_RX"]:
+        legs.append(int(c["NETIF_RX"]) - int(s["DEV_XMIT"]))
+legs.sort()
+assert len(legs) == int(kv["waterfall.transactions"]), len(legs)
+p99 = legs[int(0.99 * (len(legs) - 1))] / 1e3
+w = float(kv["waterfall.wire_to_client_p99_us"])
+# The histogram's buckets: a few percent.
+assert abs(w - p99) <= 0.05 * p99 + 0.02, (w, p99)
+PY
+}
+
 # A kernel before 6.15 has every hook but tcp_sendmsg_locked, which the
 # benchmark's sides do not use (TCP_SEND is TCP's departure stamp, read
 # at the hand-off): tcp_rr, tcp_crr and hist trace whole there, tcp_tx

@@ -209,6 +209,74 @@ static void server(struct join_rec *r, uint64_t in, uint64_t out,
 }
 
 /*
+ * A netstage server's records of connection 40001: request 6 from
+ * 1050000 to `out`, request `other` from 1003000 to 1040000, both inside
+ * the client's time of request 6 when out is; and request 6 of another
+ * connection.
+ */
+static void own_server(struct join_rec *s, uint64_t out, uint64_t other)
+{
+	server(&s[0], 1050000, out, 40001);
+	s[0].seq = 6;
+	server(&s[1], 1003000, 1040000, 40001);
+	s[1].seq = other;
+	server(&s[2], 1050000, 1090000, 40002);
+	s[2].seq = 6;
+}
+
+/*
+ * Netstage's own tcp_rr ends: the server's record is the one of the
+ * client's connection and number, even where another request's record
+ * fits the client's time too (several in flight, --rate); one of that
+ * number outside it is a mis-pair, not a join.
+ */
+static void t_own_ends_join_by_connection_and_number(void **state)
+{
+	struct join_rec c, s[3];
+	const struct join_rec *chain[2];
+	struct join_table t[2];
+	struct join_plan p;
+	int hop;
+
+	client(&c, 1000000, 40001);
+	c.seq = 6;
+	own_server(s, 1090000, 5);
+	table(&t[0], "client", NS_CLIENT, &c, 1);
+	table(&t[1], "server", NS_SERVER, s, 3);
+	assert_true(join_by_seq(t, 2));
+	join_prepare(t, 2);
+	assert_int_equal(join_plan_nested(t, 2, &p), 0);
+	assert_int_equal(join_one(t, 2, &c, &p, chain, &hop), JOIN_OK);
+	assert_int_equal(chain[1]->seq, 6);
+	assert_int_equal(chain[1]->port, 40001);
+	assert_int_equal(chain[1]->b[NS_B_NETIF_RX], 1050000);
+	/* By time alone, both of port 40001 would fit. */
+	t[1].side = NS_SERVER_OBS;
+	assert_false(join_by_seq(t, 2));
+	join_prepare(t, 2);
+	assert_int_equal(join_one(t, 2, &c, &p, chain, &hop), JOIN_MANY);
+	/* That number handed back after the client's arrival: mis-paired. */
+	t[1].side = NS_SERVER;
+	own_server(s, 1099000, 5);
+	join_prepare(t, 2);
+	assert_int_equal(join_one(t, 2, &c, &p, chain, &hop), JOIN_MISPAIR);
+	/* No record of that number: none; two: many. */
+	c.seq = 7;
+	assert_int_equal(join_one(t, 2, &c, &p, chain, &hop), JOIN_NONE);
+	c.seq = 6;
+	own_server(s, 1090000, 6);
+	join_prepare(t, 2);
+	assert_int_equal(join_one(t, 2, &c, &p, chain, &hop), JOIN_MANY);
+	/* tcp_crr and udp_rr ends number apart: by time. */
+	t[0].side = NS_CLIENT_CRR;
+	t[1].side = NS_SERVER_CRR;
+	assert_false(join_by_seq(t, 2));
+	t[0].side = NS_CLIENT_UDP;
+	t[1].side = NS_SERVER_UDP;
+	assert_false(join_by_seq(t, 2));
+}
+
+/*
  * --local's waterfall: the client's own stages, its remote split into
  * the wire legs and the server's stages. Depth-0 rows add up to the
  * latency, depth-1 rows to remote, exactly.
@@ -296,6 +364,7 @@ int main(void)
 		cmocka_unit_test(t_none_many_and_disorder),
 		cmocka_unit_test(t_the_hop_beyond_a_forwarder_is_on_its_connection),
 		cmocka_unit_test(t_nested_plan_splits_remote),
+		cmocka_unit_test(t_own_ends_join_by_connection_and_number),
 		cmocka_unit_test(t_nested_plan_of_tcp_crr),
 	};
 
