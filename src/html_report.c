@@ -166,7 +166,10 @@ static void column(const struct waterfall *w, const long *idx, long n,
 	*p99 = pct(v, n, 99);
 }
 
-/* The joined transactions interval by interval, from the first start. */
+/*
+ * The joined transactions of the uniform sample (not those kept as the
+ * slowest) interval by interval, from the first start.
+ */
 static void intervals(FILE *f, const struct waterfall *w, double iv_s)
 {
 	uint64_t t0 = UINT64_MAX, iv = (uint64_t)(iv_s * 1e9);
@@ -187,12 +190,14 @@ static void intervals(FILE *f, const struct waterfall *w, double iv_s)
 	at = xcalloc(nint + 1, sizeof(*at));
 	idx = xcalloc(w->nkept ? w->nkept : 1, sizeof(*idx));
 	for (i = 0; i < w->nkept; i++)
-		start[(waterfall_kept(w, i)[0] - t0) / iv + 1]++;
+		if (!waterfall_kept(w, i)[4])
+			start[(waterfall_kept(w, i)[0] - t0) / iv + 1]++;
 	for (k = 0; k < nint; k++)
 		start[k + 1] += start[k];
 	memcpy(at, start, (nint + 1) * sizeof(*at));
 	for (i = 0; i < w->nkept; i++)
-		idx[at[(waterfall_kept(w, i)[0] - t0) / iv]++] = i;
+		if (!waterfall_kept(w, i)[4])
+			idx[at[(waterfall_kept(w, i)[0] - t0) / iv]++] = i;
 	fprintf(f, "\"intervals\":{\"t0_ns\":%" PRIu64 ",\"n\":[", t0);
 	for (k = 0; k < nint; k++)
 		fprintf(f, "%s%ld", k ? "," : "", start[k + 1] - start[k]);

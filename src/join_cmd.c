@@ -19,7 +19,7 @@
 #include "trace/waterfall.h"
 
 struct columns {
-	int side, port, next_port, flow, seq;
+	int side, port, next_port, flow, seq, kept;
 	int b[NS_B_COUNT];
 };
 
@@ -39,6 +39,7 @@ static int find_columns(char *header, struct columns *c, const char *path,
 		c->next_port = strcmp(tok, "next_port") ? c->next_port : i;
 		c->flow = strcmp(tok, "flow_id") ? c->flow : i;
 		c->seq = strcmp(tok, "seq") ? c->seq : i;
+		c->kept = strcmp(tok, "kept") ? c->kept : i;
 		for (b = 0; b < NS_B_COUNT; b++)
 			if (!strcmp(tok, boundary_name(b)))
 				c->b[b] = i;
@@ -80,6 +81,8 @@ static void parse_row(char *line, const struct columns *c,
 			r->flow_id = (uint32_t)strtoul(p, NULL, 10);
 		else if (i == c->seq)
 			r->seq = strtoull(p, NULL, 10);
+		else if (i == c->kept)
+			r->slowest = !strcmp(p, "slowest");
 		for (b = 0; b < NS_B_COUNT; b++)
 			if (i == c->b[b])
 				r->b[b] = strtoull(p, NULL, 10);

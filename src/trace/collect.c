@@ -542,8 +542,12 @@ uint64_t trace_keep(struct trace_worker **tw, int n, long max)
 			all += tw[i]->offered;
 			total += tw[i]->nrecs;
 		}
-	/* The run's max lowest priorities, over every worker's own. */
-	if (total > max && max > 0) {
+	/*
+	 * The run's max lowest priorities, over every worker's own. Past
+	 * `max` offered in all, the slowest are kept apart whatever the
+	 * workers hold (one worker's store holds max exactly).
+	 */
+	if (all > (uint64_t)max && max > 0) {
 		slowest = max * TRACE_SLOWEST_PCT / 100;
 		p = xcalloc(total, sizeof(*p));
 		for (i = 0; i < n; i++)

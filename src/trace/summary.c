@@ -248,7 +248,11 @@ void trace_find_tail(struct trace_summary *ts, struct worker *w, int n)
 		}
 }
 
-/* A kept record's longest stage (not `remote`, whose parts say more). */
+/*
+ * A kept record's longest stage, `remote` included: a lost packet's
+ * retransmission timeout is there, and a line naming another stage
+ * would hide it.
+ */
 static int widest(const struct trace_summary *ts, const struct trace_rec *r)
 {
 	const struct stage_def *d = trace_stage_defs(ts);
@@ -257,7 +261,7 @@ static int widest(const struct trace_summary *ts, const struct trace_rec *r)
 
 	for (j = 0; j < trace_stage_count(ts); j++) {
 		v = r->b[d[j].to] - r->b[d[j].from];
-		if (strcmp(d[j].name, "remote") && v > best) {
+		if (v > best) {
 			best = v;
 			w = j;
 		}

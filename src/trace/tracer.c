@@ -129,14 +129,16 @@ static int used(const struct hook *h, const struct tracer *t)
  * TCP appends a segment to the receive queue's tail skb when the reader
  * has not taken that skb yet: with several messages in flight, messages
  * of several segments, or a server netstage did not write. A message of
- * one segment fits in the smallest MSS TCP allows.
+ * one segment fits in the smallest MSS TCP allows. A standalone server
+ * loads before its clients say how they send (flows unknown).
  */
 static int segments(const struct tracer_cfg *cfg, enum ns_side side)
 {
 	if (NS_IS_UDP(side))
 		return 0;
 	return NS_IS_OBS(side) || cfg->inflight > 1 || cfg->open_loop ||
-	       cfg->rx_size > 536 || (cfg->both_ends && cfg->tx_size > 536);
+	       cfg->rx_size > 536 || (cfg->both_ends && cfg->tx_size > 536) ||
+	       (NS_IS_SERVER(side) && !cfg->both_ends && !cfg->flows);
 }
 
 static char libbpf_last[256];

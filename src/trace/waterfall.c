@@ -24,7 +24,8 @@ static void record_row(const struct waterfall *w,
 	for (i = 0; i < w->plan.nrows; i++)
 		fprintf(w->records, ",%llu",
 			(unsigned long long)join_row_ns(&w->plan, i, chain));
-	fprintf(w->records, ",%llu\n", (unsigned long long)span(w, c));
+	fprintf(w->records, ",%llu,%s\n", (unsigned long long)span(w, c),
+		c->slowest ? "slowest" : "sample");
 }
 
 static void records_header(const struct waterfall *w)
@@ -34,7 +35,7 @@ static void records_header(const struct waterfall *w)
 	fputs("port", w->records);
 	for (i = 0; i < w->plan.nrows; i++)
 		fprintf(w->records, ",%s", w->plan.row[i].name);
-	fputs(",latency\n", w->records);
+	fputs(",latency,kept\n", w->records);
 }
 
 static void keep(struct waterfall *w, const struct join_rec **chain)
@@ -51,6 +52,7 @@ static void keep(struct waterfall *w, const struct join_rec **chain)
 	v[1] = span(w, chain[0]);
 	v[2] = chain[0]->flow_id;
 	v[3] = chain[0]->seq;
+	v[4] = chain[0]->slowest;
 	for (i = 0; i < w->plan.nrows; i++)
 		v[WATERFALL_KEPT_HEAD + i] = join_row_ns(&w->plan, i, chain);
 }
@@ -74,6 +76,15 @@ int waterfall_join(struct waterfall *w, int nested)
 		const struct join_rec *c = &w->t[0].r[i];
 
 		rc = join_one(w->t, w->n, c, &w->plan, chain, &hop);
+		if (c->slowest) {
+			/* Not of the sample: in no figure, a biased one. */
+			w->apart++;
+			if (rc == JOIN_OK && w->keep)
+				keep(w, chain);
+			if (rc == JOIN_OK && w->records)
+				record_row(w, chain);
+			continue;
+		}
 		w->by_result[rc]++;
 		if (rc != JOIN_OK) {
 			w->at_hop[hop]++;
@@ -127,7 +138,8 @@ void waterfall_kv(const struct waterfall *w, const char *key_prefix,
 
 #define KEY(name) (snprintf(key, sizeof(key), "%s%s", key_prefix, name), key)
 	kv_int(out, KEY("hops"), w->n);
-	kv_uint(out, KEY("client_transactions"), w->t[0].n);
+	kv_uint(out, KEY("client_transactions"), w->t[0].n - w->apart);
+	kv_uint(out, KEY("slowest_apart"), w->apart);
 	kv_uint(out, KEY("transactions"), w->joined);
 	kv_uint(out, KEY("unmatched"), w->by_result[JOIN_NONE]);
 	kv_uint(out, KEY("ambiguous"), w->by_result[JOIN_MANY]);
@@ -158,8 +170,9 @@ void waterfall_print(const struct waterfall *w, const char *title,
 	int i, k;
 
 	fprintf(f, "%s: %llu of %llu client transactions joined on one "
-		"clock (us)\n", title, (unsigned long long)w->joined,
-		(unsigned long long)w->t[0].n);
+		"clock (us)%s\n", title, (unsigned long long)w->joined,
+		(unsigned long long)(w->t[0].n - w->apart),
+		w->apart ? ", the uniform sample of the kept" : "");
 	fprintf(f, "  %-28s %9s %9s %9s %9s %7s\n", "stretch", "mean", "p50",
 		"p90", "p99", "share");
 	for (i = 0; i < w->plan.nrows; i++)

@@ -22,19 +22,25 @@ struct waterfall {
 	struct hist *row;	/* one per plan row */
 	struct hist total;	/* the joined transactions' latency */
 	uint64_t joined, by_result[JOIN_RESULTS];
+	/*
+	 * Client records kept as the run's slowest, not of the uniform
+	 * sample: in no figure, only among the report's slowest.
+	 */
+	uint64_t apart;
 	uint64_t at_hop[JOIN_MAX_HOPS];
 	FILE *records;		/* a CSV row per joined transaction, or NULL */
 	/*
 	 * keep: each joined transaction's figures, for a report: start
 	 * (its client's first boundary, ns), latency (ns), flow, sequence
-	 * number, then a duration per row (ns): WATERFALL_KEPT_HEAD + nrows.
+	 * number, 1 if kept as one of the slowest (0: of the sample), then
+	 * a duration per row (ns): WATERFALL_KEPT_HEAD + nrows.
 	 */
 	int keep;
 	uint64_t *kept;
 	long nkept;
 };
 
-#define WATERFALL_KEPT_HEAD 4
+#define WATERFALL_KEPT_HEAD 5
 
 /* The kept values of joined transaction i (keep set). */
 static inline const uint64_t *waterfall_kept(const struct waterfall *w,

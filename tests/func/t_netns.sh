@@ -125,6 +125,10 @@ t_trace_a_dropped_packet_lands_in_remote() {
 	VETH_SETUP=drop_data_both_ways trace_over_veth -l 3
 	met_losses cli.csv remote
 	receive_stages_clean client=cli.csv server=srv.csv
+	# The slowest line names where the time was: the retransmission's
+	# wait, in remote.
+	grep '^  slowest kept:' cli.err | grep -q '^  slowest kept: [0-9.]* us (remote ' ||
+		fail "slowest line: $(grep 'slowest kept' cli.err)"
 }
 
 # observe takes a request's arrival from the copy TCP took too: with 1

@@ -664,15 +664,25 @@ static void t_kept_are_exactly_the_lowest_priorities(void **state)
 		assert_true(w.slow[i].span >= 3990);
 		assert_int_equal(w.slow[i].span, (w.slow[i].seq * 7919) % 4000);
 	}
-	/* No more than the limit: all stay, in sequence order. */
+	/*
+	 * One worker past the limit keeps the slowest apart too: the 99
+	 * lowest priorities, and the longest of the rest marked, in
+	 * sequence order.
+	 */
 	assert_int_equal(trace_keep(one, 1, 100), 4000);
 	assert_int_equal(w.nrecs, 100);
-	for (i = 0; i < w.nrecs; i++) {
-		assert_true(w.recs[i].prio <= prio[99]);
-		assert_false(w.recs[i].slowest);
+	for (i = 0, low = 0; i < w.nrecs; i++) {
+		if (w.recs[i].slowest) {
+			low++;
+			assert_int_equal(w.recs[i].span, 3999);
+			assert_true(w.recs[i].prio > prio[98]);
+		} else {
+			assert_true(w.recs[i].prio <= prio[98]);
+		}
 		if (i)
 			assert_true(w.recs[i].seq > w.recs[i - 1].seq);
 	}
+	assert_int_equal(low, 1);
 	trace_worker_free(&w);
 }
 
