@@ -11,9 +11,10 @@
  * flight on a socket (--burst): each has its slot, by its number in the
  * stream, found from TCP sequence numbers, never from the order events
  * happen to come in. A packet's arrival is netif_receive_skb's time of
- * its skb (rx_arrival), which one small program keeps by skb address
- * for every packet and TCP or UDP looks up where it has the socket: a
- * copy dropped on its way to the socket cannot time a message.
+ * it, which one small program keeps for every packet (by sequence
+ * number, or a datagram's skb) and TCP or UDP looks up where it has the
+ * socket: a copy dropped on its way to the socket cannot time a
+ * message, its retransmission does.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
@@ -101,12 +102,6 @@ volatile __s64 real_offset;
  * netfilter (docs/stages.md).
  */
 const volatile __u8 arrival_hook;
-/*
- * The tcp_probe program is attached (several messages in flight, or
- * messages of several segments: TCP may append a segment to the receive
- * queue's tail skb): it keeps each segment's arrival while its skb lives.
- */
-const volatile __u8 probe_hook;
 /* --trace-sched: the scheduler's wake-up of each worker thread. */
 const volatile __u8 sched;
 /*
@@ -568,26 +563,38 @@ done:
 }
 
 /*
- * Arrivals: when each packet entered the stack (netif_receive_skb), by
- * its skb's address. The kernel's own receive stamp is no such thing on
- * loopback and veth: a TCP packet still carries its sender's departure
- * time there, and is stamped anew only in ip_local_deliver_finish(),
- * after IP receive and netfilter. An entry is one word, so it is never
- * read half-written: the low 32 bits of the address (all the verifier
- * lets a program read of a pointer) above the index as a tag, and the
- * low ARRIVAL_TBITS bits of the time (52 days), which the reader
- * completes from its own clock. skbs are 256-byte objects: the index
- * starts at bit 8.
+ * Arrivals: when each packet entered the stack (netif_receive_skb). The
+ * kernel's own receive stamp is no such thing on loopback and veth: a
+ * TCP packet still carries its sender's departure time there, and is
+ * stamped anew only in ip_local_deliver_finish(), after IP receive and
+ * netfilter.
+ *
+ * A TCP packet's arrival is kept by its first sequence number and its
+ * ports, not by its skb: TCP appends segments to the skb before them
+ * (in the receive queue, tcp_try_coalesce(); in the socket's backlog,
+ * tcp_add_backlog(), a request onto a pure ACK say) and frees theirs,
+ * while a message's first byte keeps its number. An entry is two words
+ * with the number in both: the low 32 bits of the time (4.3 s, which
+ * the reader completes from its own clock) in one, the payload's length
+ * in the other. The writer stores the length first, the reader loads
+ * the time first: a pair torn by another packet's write has two numbers.
+ * A retransmission of a packet overwrites its entry: the copy TCP takes
+ * is the last to come in. A UDP datagram stays one skb to the socket:
+ * its arrival is kept by the skb's address (the verifier lets a program
+ * read only the low 32 bits of a pointer).
  */
 #define ARRIVAL_SLOTS 4096
-#define ARRIVAL_TBITS 52
-#define ARRIVAL_TMASK ((1ULL << ARRIVAL_TBITS) - 1)
+
+struct arrival {
+	__u64 t;	/* seq << 32 | the time's low 32 bits */
+	__u64 len;	/* seq << 32 | payload bytes */
+};
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, ARRIVAL_SLOTS);
+	__uint(max_entries, 2 * ARRIVAL_SLOTS);	/* TCP's, then UDP's */
 	__type(key, __u32);
-	__type(value, __u64);
+	__type(value, struct arrival);
 } arrivals SEC(".maps");
 
 /*
@@ -602,72 +609,146 @@ static __always_inline __u32 low32(const void *p)
 	return w;
 }
 
-static __always_inline __u32 arrival_key(__u32 w)
+/* Ports in network order, as the packet has them: its source the peer. */
+static __always_inline __u32 arrival_key(__u32 seq, __u16 peer, __u16 local)
 {
-	return (w >> 8) & (ARRIVAL_SLOTS - 1);
+	__u32 x = seq ^ ((__u32)peer << 16 | local);
+
+	return (x * 0x9e3779b1u) >> (32 - 12);
 }
 
-static __always_inline __u64 arrival_tag(__u32 w)
+#define ETH_P_IP 0x0800
+#define ETH_P_IPV6 0x86DD
+#define IPPROTO_TCP 6
+#define IPPROTO_UDP 17
+
+/* A packet entering the stack: TCP by number, UDP by skb. */
+static __always_inline void note_arrival(const struct sk_buff *skb, __u64 now)
 {
-	return (__u64)(w >> 20) << ARRIVAL_TBITS;
+	__u64 net = (__u64)skb->head + skb->network_header;
+	const struct tcphdr *th;
+	struct arrival *e;
+	__u32 off, proto, seq, k;
+	__s64 len;
+
+	if (skb->protocol == bpf_htons(ETH_P_IP)) {
+		const struct iphdr *ip = ro_cast((void *)net, struct iphdr);
+
+		/* A fragment's first bytes are not the segment's. */
+		if (ip->frag_off & bpf_htons(0x3fff))
+			return;
+		proto = ip->protocol;
+		off = ip->ihl * 4;
+	} else if (skb->protocol == bpf_htons(ETH_P_IPV6)) {
+		proto = ro_cast((void *)net, struct ipv6hdr)->nexthdr;
+		off = sizeof(struct ipv6hdr);
+	} else {
+		return;
+	}
+	if (proto == IPPROTO_UDP) {
+		k = ARRIVAL_SLOTS + (low32(skb) >> 8) % ARRIVAL_SLOTS;
+		e = bpf_map_lookup_elem(&arrivals, &k);
+		if (e)
+			e->t = (__u64)low32(skb) << 32 | (__u32)now;
+		return;
+	}
+	if (proto != IPPROTO_TCP)
+		return;
+	th = ro_cast((void *)(net + off), struct tcphdr);
+	seq = bpf_ntohl(th->seq);
+	len = (__s64)skb->len - off - th->doff * 4;
+	k = arrival_key(seq, th->source, th->dest);
+	e = bpf_map_lookup_elem(&arrivals, &k);
+	if (!e)
+		return;
+	e->len = (__u64)seq << 32 | (len > 0 ? (__u32)len : 0);
+	barrier();
+	e->t = (__u64)seq << 32 | (__u32)now;
 }
 
-/*
- * The last packet that entered the stack on each CPU: the one TCP is
- * taking in when it runs in that packet's receive softirq.
- */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u64);
-} cpu_arrival SEC(".maps");
-
-/* Every packet of the machine: the clock first, then two stores. */
+/* Every packet of the machine: the clock first. */
 SEC("tp_btf/netif_receive_skb")
 int BPF_PROG(netif_receive_skb, struct sk_buff *skb)
 {
-	__u32 w, k, zero = 0;
-	__u64 now, *a;
+	__u64 now;
 
 	if (empty)
 		return 0;
 	now = bpf_ktime_get_ns();
-	w = low32(skb);
-	k = arrival_key(w);
-	a = bpf_map_lookup_elem(&arrivals, &k);
-	if (a)
-		*a = arrival_tag(w) | (now & ARRIVAL_TMASK);
-	a = bpf_map_lookup_elem(&cpu_arrival, &zero);
-	if (a)
-		*a = now;
+	note_arrival(skb, now);
 	return 0;
 }
 
-/*
- * When the packet of this skb entered the stack, on bpf_ktime_get_ns()'s
- * clock; 0: not known (its entry was taken by another packet's, or the
- * skb is a copy made after netif_receive_skb). Without the hook, the
- * kernel's receive stamp, kept on while a socket of user space asks.
- */
-static __always_inline __u64 rx_arrival(const struct sk_buff *skb,
-					  __u64 now)
+/* Entry e's time if it is the packet of number seq; 0 if not. */
+static __always_inline __u64 arrival_of(const struct arrival *e, __u32 seq,
+					__u64 now, __u32 *len)
 {
-	__u32 w = low32(skb), k = arrival_key(w);
-	__u64 v, *a;
-	__s64 t;
+	__u64 v = e->t, l;
+
+	barrier();
+	l = e->len;
+	if (v >> 32 != seq || l >> 32 != seq)
+		return 0;
+	*len = (__u32)l;
+	return now - (__u32)(now - v);
+}
+
+/*
+ * When the byte of number `first` entered the stack on connection sk:
+ * the packet that began with it, or else the packet that began at
+ * `start` (the segment just queued) if it held it. 0: not known (its
+ * entry was taken by another packet's, or it came in a packet that
+ * began elsewhere). Without the hook, the kernel's receive stamp of
+ * the tail skb, kept on while a socket of user space asks.
+ */
+static __always_inline __u64 tcp_arrival(const struct sock *sk,
+					 const struct sk_buff *tail,
+					 __u32 first, __u32 start, __u64 now)
+{
+	__u16 peer = sk->__sk_common.skc_dport;
+	__u16 local = bpf_htons(sk->__sk_common.skc_num);
+	struct arrival *e;
+	__u32 k, len = 0;
+	__u64 t;
+	__s64 s;
 
 	if (!arrival_hook) {
-		t = skb->tstamp;
-		return t > real_offset ? t - real_offset : 0;
+		s = tail->tstamp;
+		return s > real_offset ? s - real_offset : 0;
 	}
-	a = bpf_map_lookup_elem(&arrivals, &k);
-	if (!a)
+	k = arrival_key(first, peer, local);
+	e = bpf_map_lookup_elem(&arrivals, &k);
+	if (e && (t = arrival_of(e, first, now, &len)))
+		return t;
+	if (start == first)
 		return 0;
-	v = *a;
-	if ((v & ~ARRIVAL_TMASK) != arrival_tag(w))
+	k = arrival_key(start, peer, local);
+	e = bpf_map_lookup_elem(&arrivals, &k);
+	if (e && (t = arrival_of(e, start, now, &len)) &&
+	    first - start < len)
+		return t;
+	return 0;
+}
+
+/* A UDP datagram's arrival, by its skb; 0: not known. */
+static __always_inline __u64 udp_arrival(const struct sk_buff *skb, __u64 now)
+{
+	__u32 w = low32(skb), k = ARRIVAL_SLOTS + (w >> 8) % ARRIVAL_SLOTS;
+	struct arrival *e;
+	__u64 v;
+	__s64 s;
+
+	if (!arrival_hook) {
+		s = skb->tstamp;
+		return s > real_offset ? s - real_offset : 0;
+	}
+	e = bpf_map_lookup_elem(&arrivals, &k);
+	if (!e)
 		return 0;
-	return now - ((now - v) & ARRIVAL_TMASK);
+	v = e->t;
+	if (v >> 32 != w)
+		return 0;
+	return now - (__u32)(now - v);
 }
 
 /* Does this object serve that end of the connections (0 client, 1 server)? */
@@ -716,7 +797,7 @@ static __always_inline struct ns_sk *new_storage(const struct sock *sk,
 static __always_inline int udp_ready(const struct sock *sk, struct ns_sk *st,
 				     __u64 now)
 {
-	__u64 arrival = rx_arrival(sk->sk_receive_queue.prev, now);
+	__u64 arrival = udp_arrival(sk->sk_receive_queue.prev, now);
 	__u32 i;
 
 	if (!arrival)
@@ -794,84 +875,22 @@ static __always_inline void udp_read(const struct sock *sk, struct ns_sk *st)
 }
 
 /*
- * At a wake-up call, the segment just queued: what TCP put at the
- * receive queue's tail, noted at every wake-up (note_tail()), so that
- * the last one is known.
+ * At a wake-up call, the segment just queued: the receive queue's tail
+ * skb, and its first byte's sequence number and the one after its last
+ * (TCP's control block). NULL: the queue is empty.
  */
-struct tail {
-	const struct sk_buff *skb;	/* NULL: the queue is empty */
-	__u32 seq, end_seq;		/* its bytes, from TCP's control block */
-	/*
-	 * TCP appended the segment to the skb that was the tail at the
-	 * last wake-up (tcp_try_coalesce), and freed the segment's own:
-	 * its bytes start at `from`.
-	 */
-	int grown;
-	__u32 from;
-};
-
-static __always_inline void note_tail(const struct sock *sk,
-				      struct ns_sk *st, struct tail *t)
+static __always_inline const struct sk_buff *
+tail_range(const struct sock *sk, __u32 *seq, __u32 *end_seq)
 {
+	const struct sk_buff *tail = sk->sk_receive_queue.prev;
 	const struct tcp_skb_cb *cb;
 
-	t->skb = sk->sk_receive_queue.prev;
-	t->grown = 0;
-	t->seq = t->end_seq = t->from = 0;
-	if ((void *)t->skb == (void *)&sk->sk_receive_queue) {
-		t->skb = NULL;
-		st->rx_tail = 0;
-		return;
-	}
-	cb = ro_cast(t->skb->cb, struct tcp_skb_cb);
-	t->seq = cb->seq;
-	t->end_seq = cb->end_seq;
-	if ((__u64)t->skb == st->rx_tail && t->seq == st->rx_tail_seq &&
-	    t->end_seq != st->rx_tail_end) {
-		t->grown = 1;
-		t->from = st->rx_tail_end;
-	}
-	st->rx_tail = (__u64)t->skb;
-	st->rx_tail_seq = t->seq;
-	st->rx_tail_end = t->end_seq;
-}
-
-/*
- * The sequence numbers of the segment just queued (the first, and the
- * one after its last) and its arrival; 0: the queue is empty. A segment
- * appended to the tail lost its skb: its arrival is what the tcp_probe
- * program kept of it. Without that program (one message in flight, of
- * one segment: TCP rarely appends), the last packet that entered the
- * stack on this CPU, which is that segment's when TCP takes it in the
- * receive softirq (the socket not owned by a thread), and unknown (0)
- * when it waited in the socket's backlog. The kernel's own stamp (no
- * hook) is copied to the tail as it appends.
- */
-static __always_inline int tail_range(const struct sock *sk,
-				      const struct ns_sk *st,
-				      const struct tail *t, __u64 now,
-				      __u32 *seq, __u32 *end_seq,
-				      __u64 *arrival)
-{
-	__u32 zero = 0;
-	__u64 *a;
-
-	if (!t->skb)
-		return 0;
-	*seq = t->seq;
-	*end_seq = t->end_seq;
-	if (!t->grown || !arrival_hook) {
-		*arrival = rx_arrival(t->skb, now);
-		return 1;
-	}
-	*seq = t->from;
-	if (probe_hook) {
-		*arrival = st->seg_seq == t->from ? st->seg_arrival : 0;
-		return 1;
-	}
-	a = bpf_map_lookup_elem(&cpu_arrival, &zero);
-	*arrival = a && !sk->sk_lock.owned ? *a : 0;
-	return 1;
+	if ((void *)tail == (void *)&sk->sk_receive_queue)
+		return NULL;
+	cb = ro_cast(tail->cb, struct tcp_skb_cb);
+	*seq = cb->seq;
+	*end_seq = cb->end_seq;
+	return tail;
 }
 
 /*
@@ -906,12 +925,12 @@ static __always_inline int tcp_ready(const struct sock *sk, struct ns_sk *st,
 				     __u64 now)
 {
 	__u32 size = rx_size[st->side & 1], m = 0, n, i, seq = 0, end_seq = 0;
-	__u64 end, rx, arrival = 0, *sl;
+	const struct sk_buff *tail = NULL;
 	const struct tcp_sock *tp;
-	struct tail t;
-	int seen, ooo;
+	__u64 end, rx, *sl;
+	__u32 first;
+	int ooo;
 
-	note_tail(sk, st, &t);
 	if (!sampled_ahead(st->rx_msgs))
 		return 0;
 	/*
@@ -928,7 +947,8 @@ static __always_inline int tcp_ready(const struct sock *sk, struct ns_sk *st,
 	if (!n)
 		return 0;
 	st->rx_seen = m + n;
-	seen = !ooo && tail_range(sk, st, &t, now, &seq, &end_seq, &arrival);
+	if (!ooo)
+		tail = tail_range(sk, &seq, &end_seq);
 	rx = tp->tcp_clock_cache;
 	for (i = 0; i < NS_SLOTS && i < n; i++, m++) {
 		if (!sampled(m))
@@ -936,10 +956,11 @@ static __always_inline int tcp_ready(const struct sock *sk, struct ns_sk *st,
 		/* Every stamp set, none left from a slot's earlier message. */
 		sl = slot(st, m);
 		sl[NS_K_DATA_READY] = now;
-		if (seen && ns_carries(seq, end_seq, ns_first_seq(end,
-						tp->rcv_nxt, size, m))) {
+		first = ns_first_seq(end, tp->rcv_nxt, size, m);
+		if (tail && ns_carries(seq, end_seq, first)) {
 			sl[NS_K_TCP_RX] = rx;
-			sl[NS_K_NETIF_RX] = arrival;
+			sl[NS_K_NETIF_RX] = tcp_arrival(sk, tail, first, seq,
+							now);
 		} else {
 			sl[NS_K_TCP_RX] = sl[NS_K_NETIF_RX] = 0;
 		}
@@ -968,15 +989,14 @@ static __always_inline int obs_wakeup(const struct sock *sk, struct ns_sk *st,
 {
 	struct tcp_sock *tp = bpf_skc_to_tcp_sock((void *)sk);
 	__u32 seq = 0, end_seq = 0, first;
-	__u64 arrival = 0, end, *sl;
-	struct tail t;
+	const struct sk_buff *tail;
+	__u64 end, *sl;
 	int ooo;
 
 	if (!tp)
 		return 0;
 	end = tp->bytes_received;
 	ooo = out_of_order(tp, st);
-	note_tail(sk, st, &t);
 	if (st->rx_open || st->late || end <= st->rx_mark)
 		return 0;
 	sl = slot(st, st->rx_seen);
@@ -985,15 +1005,14 @@ static __always_inline int obs_wakeup(const struct sock *sk, struct ns_sk *st,
 	st->rx_seen++;
 	sl[NS_K_DATA_READY] = now;
 	first = tp->rcv_nxt - (__u32)(end - st->rx_mark);
-	if (!ooo && tail_range(sk, st, &t, now, &seq, &end_seq, &arrival) &&
+	if (!ooo && (tail = tail_range(sk, &seq, &end_seq)) &&
 	    ns_carries(seq, end_seq, first)) {
 		sl[NS_K_TCP_RX] = tp->tcp_clock_cache;
-		sl[NS_K_NETIF_RX] = arrival;
+		sl[NS_K_NETIF_RX] = tcp_arrival(sk, tail, first, seq, now);
 	}
 	return 0;
 }
 
-#define IPPROTO_TCP 6
 
 /*
  * observe: a connection of the port met after its handshake (it was
@@ -1012,28 +1031,6 @@ static __always_inline int obs_late(const struct sock *sk)
 	st = new_storage(sk, 1);
 	if (st)
 		st->late = 1;
-	return 0;
-}
-
-/*
- * TCP starts on a segment of a registered socket (tcp_rcv_established):
- * its first sequence number and arrival, looked up while its skb lives,
- * for the wake-up after it if TCP appends it to the tail skb.
- */
-SEC("tp_btf/tcp_probe")
-int BPF_PROG(tcp_probe, const struct sock *sk, const struct sk_buff *skb)
-{
-	const struct tcp_skb_cb *cb;
-	struct ns_sk *st;
-
-	if (empty)
-		return 0;
-	st = lookup(sk);
-	if (!st)
-		return 0;
-	cb = ro_cast(skb->cb, struct tcp_skb_cb);
-	st->seg_seq = cb->seq;
-	st->seg_arrival = rx_arrival(skb, bpf_ktime_get_ns());
 	return 0;
 }
 

@@ -277,16 +277,6 @@ struct ns_sk {
 	 */
 	unsigned int widx;
 	unsigned int hist_pending;
-	/*
-	 * The receive queue's tail skb at the last wake-up call, and its
-	 * sequence numbers then: a later segment TCP appended to it
-	 * (coalescing) has lost its own packet's arrival.
-	 */
-	unsigned long long rx_tail;
-	unsigned int rx_tail_seq, rx_tail_end;
-	/* tcp_probe: the last segment TCP took in, its first byte and arrival */
-	unsigned int seg_seq, pad4;
-	unsigned long long seg_arrival;
 };
 
 /*

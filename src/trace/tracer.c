@@ -37,9 +37,8 @@ struct hook {
 #define ONLY_OBSERVE 2
 #define ONLY_SCHED 3
 #define ONLY_CONNECTIONS 4	/* tcp_crr and observe: BPF makes storage */
-#define ONLY_SEGMENTS 5		/* TCP may append to the receive tail */
 
-enum { H_ARRIVAL, H_PROBE, H_DATA_READY, H_RECV, H_TCP_SEND, H_XMIT, H_SEND,
+enum { H_ARRIVAL, H_DATA_READY, H_RECV, H_TCP_SEND, H_XMIT, H_SEND,
        H_STATE, H_SYSEXIT, H_WAKEUP, H_SWITCH, H_COUNT };
 
 static const struct hook hooks[H_COUNT] = {
@@ -49,11 +48,6 @@ static const struct hook hooks[H_COUNT] = {
 			"NETIF_RX is the kernel's receive stamp, which "
 			"loopback and veth take after IP receive and "
 			"netfilter" },
-	/* A segment's arrival, for when TCP appends it to the tail skb. */
-	[H_PROBE] = { "tcp_probe", NULL, "tcp_probe", ONLY_SEGMENTS,
-		      "the kernel has no tcp_probe tracepoint: a segment TCP "
-		      "appends to the receive queue's tail while the reader "
-		      "holds the socket is not timed" },
 	[H_DATA_READY] = { "sk_data_ready", NULL, "sk_data_ready", 0 },
 	[H_RECV] = { "sock_recv_length", NULL, "sock_recv_length", 0 },
 	[H_TCP_SEND] = { "tcp_sendmsg_locked", NULL, "tcp_sendmsg_locked",
@@ -91,7 +85,6 @@ struct tracer {
 	enum ns_side side;	/* without NS_SCHED_BIT: what BPF sees */
 	int sched;		/* --trace-sched */
 	int lean;		/* without the recv and send length hooks */
-	int segments;		/* TCP may append a segment to the tail skb */
 	int missing[H_COUNT];	/* the kernel lacks its tracepoint */
 	int stamp_fd;		/* keeps the kernel stamping packets */
 	/*
@@ -120,25 +113,7 @@ static int used(const struct hook *h, const struct tracer *t)
 		return t->sched;
 	if (h->only == ONLY_CONNECTIONS)
 		return NS_IS_CRR(t->side) || NS_IS_OBS(t->side);
-	if (h->only == ONLY_SEGMENTS)
-		return t->segments;
 	return 1;
-}
-
-/*
- * TCP appends a segment to the receive queue's tail skb when the reader
- * has not taken that skb yet: with several messages in flight, messages
- * of several segments, or a server netstage did not write. A message of
- * one segment fits in the smallest MSS TCP allows. A standalone server
- * loads before its clients say how they send (flows unknown).
- */
-static int segments(const struct tracer_cfg *cfg, enum ns_side side)
-{
-	if (NS_IS_UDP(side))
-		return 0;
-	return NS_IS_OBS(side) || cfg->inflight > 1 || cfg->open_loop ||
-	       cfg->rx_size > 536 || (cfg->both_ends && cfg->tx_size > 536) ||
-	       (NS_IS_SERVER(side) && !cfg->both_ends && !cfg->flows);
 }
 
 static char libbpf_last[256];
@@ -318,7 +293,6 @@ static struct stages_bpf *open_with(const struct tracer *t,
 	skel->rodata->observe_netns = cfg->observe_netns;
 	skel->rodata->lean = t->lean;
 	skel->rodata->arrival_hook = !t->missing[H_ARRIVAL];
-	skel->rodata->probe_hook = t->segments && !t->missing[H_PROBE];
 	if (wcap(t, cfg) && cfg->hist_mode)
 		bpf_map__set_max_entries(skel->maps.wstamps, wcap(t, cfg) *
 					 (cfg->both_ends ? 2 : 1));
@@ -558,7 +532,6 @@ struct tracer *tracer_open(const struct tracer_cfg *cfg, char *why,
 	t->nworkers = cfg->nworkers;
 	t->side = cfg->side & ~NS_SCHED_BIT;
 	t->sched = NS_IS_SCHED(cfg->side) != 0;
-	t->segments = segments(cfg, t->side);
 	if (nrings > NS_MAX_RINGS) {
 		snprintf(why, len, "tracing off: at most %d threads are traced",
 			 NS_MAX_RINGS / (cfg->both_ends ? 2 : 1));

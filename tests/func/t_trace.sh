@@ -68,9 +68,6 @@ check_incomplete_reasons() {
 # What tcp_rr records attach (docs/stages.md, lean): the wake-up call
 # and the device hand-off, where TCP's own clock reads are taken too.
 LEAN_HOOKS=netif_receive_skb:tp_btf,sk_data_ready:tp_btf,dev_hard_start_xmit:tp_btf
-# With several messages in flight, or messages of several segments, also
-# tcp_probe: TCP may append a segment to the receive queue's tail skb.
-SEGMENT_HOOKS=netif_receive_skb:tp_btf,tcp_probe:tp_btf,sk_data_ready:tp_btf,dev_hard_start_xmit:tp_btf
 
 lean_hooks() {		# OUT SIDE: its trace_hooks, fentry read as tp_btf
 	key "$1" "$2.trace_hooks" | sed 's/fentry/tp_btf/g'
@@ -400,7 +397,7 @@ t_trace_lean_records_match_their_transactions() {
 	check_trace_counts out server
 	$CHECK_TRACE tr.csv tr.server.csv --results out
 	for side in client server; do
-		expect_eq "$(lean_hooks out $side)" "$SEGMENT_HOOKS" \
+		expect_eq "$(lean_hooks out $side)" "$LEAN_HOOKS" \
 			"$side: the hooks attached"
 	done
 	python3 - tr.csv tr.server.csv <<'PY'
@@ -638,7 +635,7 @@ t_trace_without_tcp_sendmsg_locked() {
 	NETSTAGE_TRACE_PRETEND_MISSING=tcp_sendmsg_locked \
 		ns tcp_rr --local -l 2 -q --burst 4 -F 2 --trace \
 		--trace-records=tr.csv > out 2> err
-	expect_eq "$(lean_hooks out client)" "$SEGMENT_HOOKS" "hooks"
+	expect_eq "$(lean_hooks out client)" "$LEAN_HOOKS" "hooks"
 	if grep -q 'tracepoint' err; then fail "a note: $(cat err)"; fi
 	check_trace_counts out client tcp_tx
 	check_trace_counts out server tcp_tx
