@@ -583,7 +583,13 @@ done:
  * its arrival is kept by the skb's address (the verifier lets a program
  * read only the low 32 bits of a pointer).
  */
-#define ARRIVAL_SLOTS 4096
+/*
+ * A packet's entry lasts until another takes its slot: a table of
+ * 65,536 (1 MiB a protocol) keeps it through the packets of a busy
+ * machine while its socket's backlog or softirq queue holds it.
+ */
+#define ARRIVAL_BITS 16
+#define ARRIVAL_SLOTS (1 << ARRIVAL_BITS)
 
 struct arrival {
 	__u64 t;	/* seq << 32 | the time's low 32 bits */
@@ -614,7 +620,7 @@ static __always_inline __u32 arrival_key(__u32 seq, __u16 peer, __u16 local)
 {
 	__u32 x = seq ^ ((__u32)peer << 16 | local);
 
-	return (x * 0x9e3779b1u) >> (32 - 12);
+	return (x * 0x9e3779b1u) >> (32 - ARRIVAL_BITS);
 }
 
 #define ETH_P_IP 0x0800

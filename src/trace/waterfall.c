@@ -24,8 +24,7 @@ static void record_row(const struct waterfall *w,
 	for (i = 0; i < w->plan.nrows; i++)
 		fprintf(w->records, ",%llu",
 			(unsigned long long)join_row_ns(&w->plan, i, chain));
-	fprintf(w->records, ",%llu,%s\n", (unsigned long long)span(w, c),
-		c->slowest ? "slowest" : "sample");
+	fprintf(w->records, ",%llu\n", (unsigned long long)span(w, c));
 }
 
 static void records_header(const struct waterfall *w)
@@ -35,7 +34,7 @@ static void records_header(const struct waterfall *w)
 	fputs("port", w->records);
 	for (i = 0; i < w->plan.nrows; i++)
 		fprintf(w->records, ",%s", w->plan.row[i].name);
-	fputs(",latency,kept\n", w->records);
+	fputs(",latency\n", w->records);
 }
 
 static void keep(struct waterfall *w, const struct join_rec **chain)
@@ -81,8 +80,6 @@ int waterfall_join(struct waterfall *w, int nested)
 			w->apart++;
 			if (rc == JOIN_OK && w->keep)
 				keep(w, chain);
-			if (rc == JOIN_OK && w->records)
-				record_row(w, chain);
 			continue;
 		}
 		w->by_result[rc]++;
