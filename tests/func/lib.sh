@@ -80,6 +80,8 @@ run_test() {
 	elif [ "$rc" -eq 0 ]; then
 		PASSED=$((PASSED + 1))
 		echo "ok - $name"
+		# SHOW_LOG=1: what a passing test printed too (figures).
+		[ -z "${SHOW_LOG:-}" ] || sed 's/^/    | /' "$TMP/$name.log"
 	else
 		FAILED=$((FAILED + 1))
 		FAILED_NAMES+=("$name")
