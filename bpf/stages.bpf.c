@@ -661,13 +661,20 @@ static __always_inline void note_arrival(const struct sk_buff *skb, __u64 now)
 	if (proto != IPPROTO_TCP)
 		return;
 	th = ro_cast((void *)(net + off), struct tcphdr);
-	seq = bpf_ntohl(th->seq);
 	len = (__s64)skb->len - off - th->doff * 4;
+	/*
+	 * A pure ACK carries no message, and its number is that of the
+	 * next byte its sender will send: it must not take that byte's
+	 * entry.
+	 */
+	if (len <= 0)
+		return;
+	seq = bpf_ntohl(th->seq);
 	k = arrival_key(seq, th->source, th->dest);
 	e = bpf_map_lookup_elem(&arrivals, &k);
 	if (!e)
 		return;
-	e->len = (__u64)seq << 32 | (len > 0 ? (__u32)len : 0);
+	e->len = (__u64)seq << 32 | (__u32)len;
 	barrier();
 	e->t = (__u64)seq << 32 | (__u32)now;
 }
