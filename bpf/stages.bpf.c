@@ -707,12 +707,16 @@ static __always_inline __u64 arrival_of(const struct arrival *e, __u32 seq,
 }
 
 /*
- * When the byte of number `first` entered the stack on connection sk:
- * the packet that began with it, or else the packet that began at
- * `start` (the segment just queued) if it held it. 0: not known (its
- * entry was taken by another packet's, or it came in a packet that
- * began elsewhere). Without the hook, the kernel's receive stamp of
- * the tail skb, kept on while a socket of user space asks.
+ * When the byte of number `first` entered the stack on connection sk,
+ * in the copy TCP took: the later of the packet that began with it and
+ * the packet that began the segment just queued (at `start`), if that
+ * held it. A copy dropped after netif_receive_skb (netfilter) leaves
+ * its entry, and the retransmission TCP took can begin before `first`,
+ * with more bytes: the later arrival is the one taken. 0: not known
+ * (another packet took the entry, or the byte came in a packet that
+ * began elsewhere and was appended to the queue). Without the hook,
+ * the kernel's receive stamp of the tail skb, kept on while a socket of
+ * user space asks.
  */
 static __always_inline __u64 tcp_arrival(const struct sock *sk,
 					 const struct sk_buff *tail,
@@ -720,9 +724,9 @@ static __always_inline __u64 tcp_arrival(const struct sock *sk,
 {
 	__u16 peer = sk->__sk_common.skc_dport;
 	__u16 local = bpf_htons(sk->__sk_common.skc_num);
+	__u64 t = 0, u = 0;
 	struct arrival *e;
 	__u32 k, len = 0;
-	__u64 t;
 	__s64 s;
 
 	if (!arrival_hook) {
@@ -731,16 +735,17 @@ static __always_inline __u64 tcp_arrival(const struct sock *sk,
 	}
 	k = arrival_key(first, peer, local);
 	e = bpf_map_lookup_elem(&arrivals, &k);
-	if (e && (t = arrival_of(e, first, now, &len)))
-		return t;
+	if (e)
+		t = arrival_of(e, first, now, &len);
 	if (start == first)
-		return 0;
+		return t;
 	k = arrival_key(start, peer, local);
 	e = bpf_map_lookup_elem(&arrivals, &k);
-	if (e && (t = arrival_of(e, start, now, &len)) &&
-	    first - start < len)
-		return t;
-	return 0;
+	if (e)
+		u = arrival_of(e, start, now, &len);
+	if (u && first - start < len && u > t)
+		return u;
+	return t;
 }
 
 /* A UDP datagram's arrival, by its skb; 0: not known. */
