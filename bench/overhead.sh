@@ -3,10 +3,11 @@
 # (lean records), with the recv and send length hooks kept (full), with
 # --trace-sched besides, with --trace=hist, sampled (--trace-sample
 # N, default 100), and with the same programs attached but returning at
-# once (the floor: entering them; eight, and lean records' four), and
+# once (the floor: entering them; ten, and lean records' six), and
 # untraced beside empty programs another process holds on lean
-# records' two tracepoints, with and without the receive stamps (bare,
-# bare_stamps: the kernel's part of the floor, bench/bare-hooks.c),
+# records' three tracepoints, with and without the kernel's receive
+# stamps (bare, bare_stamps: the kernel's part of the floor,
+# bench/bare-hooks.c),
 # alternating run by run in one invocation, at 1 flow and at -F 4 -T 2,
 # against bpftrace counting four tracepoints of the stage model as a
 # reference; and the client's p50 latency traced against untraced.
@@ -86,16 +87,17 @@ run() {			# name args...
 }
 
 # The kernel's part of the floor: an untraced run while another process
-# (bench/bare-hooks.c) holds empty programs on lean records' two
-# tracepoints (src/trace/tracer.c, hooks[]), with -s the receive stamps
-# --trace turns on as well.
+# (bench/bare-hooks.c) holds empty programs on lean records' three
+# tracepoints (src/trace/tracer.c, hooks[]); with -s the kernel's
+# receive stamps as well, which --trace turned on before 2026-11-27.
 bare() {		# name [-s] args...
 	local name=$1 stamps="" pid i
 
 	shift
 	[ "${1:-}" = -s ] && { stamps=-s; shift; }
 	build/bench/bare-hooks build/bench/bare-hooks.bpf.o $stamps \
-		sk_data_ready net_dev_start_xmit > "$OUT/bare.out" 2>&1 &
+		netif_receive_skb sk_data_ready net_dev_start_xmit \
+		> "$OUT/bare.out" 2>&1 &
 	pid=$!
 	for i in $(seq 100); do
 		grep -q attached "$OUT/bare.out" && break

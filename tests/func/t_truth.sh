@@ -22,71 +22,83 @@ ref_start() {
 	grep -q attached ref.out || fail "reference: $(cat ref.err)"
 }
 
-# ref_compare MODE: stop the reference; softirq_rx and tcp_rx of each
-# side (cli.out, srv.out) within REF_TOLERANCE_US of it at p50, or fail
-# naming the mode, side and stage.
+# ref_compare MODE SIDE OUT: stop the reference; SIDE's softirq_rx and
+# tcp_rx (netstage's keys in OUT) within REF_TOLERANCE_US of it at p50,
+# or fail naming the mode, side and stage.
 ref_compare() {
 	kill -INT "$REF_PID"
 	wait "$REF_PID"
-	python3 - "$REF_TOLERANCE_US" "$1" <<'PY'
+	python3 - "$REF_TOLERANCE_US" "$@" <<'PY'
 import sys
-tol, mode = float(sys.argv[1]), sys.argv[2] or "tcp_rr"
+tol, mode, side, out = float(sys.argv[1]), sys.argv[2] or "tcp_rr", \
+    sys.argv[3], sys.argv[4]
 def keys(path):
     return dict(l.rstrip("\n").split("=", 1) for l in open(path) if "=" in l)
-ref = keys("ref.out")
+ref, ns = keys("ref.out"), keys(out)
 bad = []
-for side, out in (("client", "cli.out"), ("server", "srv.out")):
-    ns = keys(out)
-    for stage in ("softirq_rx", "tcp_rx"):
-        n = int(ref[f"{side}.{stage}_count"])
-        if n < 1000:
-            bad.append(f"{side} {stage}: the reference saw {n} segments")
-            continue
-        a = float(ns[f"stage_{stage}_p50_us"])
-        b = float(ref[f"{side}.{stage}_p50_us"])
-        print(f"{mode}: {side} {stage} p50 netstage {a:.3f} reference {b:.3f}")
-        if abs(a - b) > tol:
-            bad.append(f"{side} {stage} p50: netstage {a:.3f} us, "
-                       f"reference {b:.3f} us")
+for stage in ("softirq_rx", "tcp_rx"):
+    n = int(ref[f"{side}.{stage}_count"])
+    if n < 1000:
+        bad.append(f"{side} {stage}: the reference saw {n} segments")
+        continue
+    a = float(ns[f"stage_{stage}_p50_us"])
+    b = float(ref[f"{side}.{stage}_p50_us"])
+    print(f"{mode}: {side} {stage} p50 netstage {a:.3f} reference {b:.3f}")
+    if abs(a - b) > tol:
+        bad.append(f"{side} {stage} p50: netstage {a:.3f} us, "
+                   f"reference {b:.3f} us")
 for b in bad:
     print(f"    {mode}: {b}")
 sys.exit(1 if bad else 0)
 PY
-
 }
 
-# rx_against_ref MODE-ARGS...: a traced tcp_rr, server and client apart,
-# both pinned to CPU 0 (the reference follows a packet on one CPU), with
-# the reference attached first, compared by ref_compare.
+# rx_against_ref TRACE-OPTS TRAFFIC-ARGS...: tcp_rr (TRAFFIC-ARGS on
+# the client; TRACE-OPTS, such as --trace-sample, on the traced side),
+# server and client apart, both
+# pinned to CPU 0 (the reference follows a packet on one CPU), the
+# reference attached first; once with the server traced, once with the
+# client, each compared by ref_compare. One side traced at a time: two
+# traced processes on one host each run the arrival program for every
+# packet, and the one attached later stamps after the other's run
+# (docs/stages.md).
 rx_against_ref() {
-	local srv
+	local srv side sopt copt out rc=0 topts=$1
 
-	next_ports
-	ref_start "$DPORT"
-	taskset -c 0 "$NETSTAGE" tcp_rr -C "$CPORT" -P "$DPORT" --trace -q \
-		> srv.out 2> srv.err &
-	srv=$!
-	wait_port "$CPORT"
-	taskset -c 0 timeout -k 5 "$BOUND" "$NETSTAGE" tcp_rr -c \
-		-H 127.0.0.1 -C "$CPORT" -l 2 --trace -q "$@" > cli.out 2> cli.err
-	wait "$srv"
-	ref_compare "$*"
+	shift
+	for side in server client; do
+		sopt="--trace $topts" copt=
+		[ $side = client ] && sopt= copt="--trace $topts"
+		next_ports
+		ref_start "$DPORT"
+		taskset -c 0 "$NETSTAGE" tcp_rr -C "$CPORT" -P "$DPORT" -q \
+			$sopt > srv.out 2> srv.err &
+		srv=$!
+		wait_port "$CPORT"
+		taskset -c 0 timeout -k 5 "$BOUND" "$NETSTAGE" tcp_rr -c \
+			-H 127.0.0.1 -C "$CPORT" -l 2 -q $copt "$@" \
+			> cli.out 2> cli.err
+		wait "$srv"
+		[ $side = client ] && out=cli.out || out=srv.out
+		ref_compare "$topts $*" $side $out || rc=1
+	done
+	return $rc
 }
 
 t_rx_stages_agree_with_a_reference_timer() {
-	rx_against_ref
+	rx_against_ref ""
 }
 
 t_rx_stages_agree_with_a_reference_timer_burst() {
-	rx_against_ref --burst 8
+	rx_against_ref "" --burst 8
 }
 
 t_rx_stages_agree_with_a_reference_timer_rate() {
-	rx_against_ref --rate 5000
+	rx_against_ref "" --rate 5000
 }
 
 t_rx_stages_agree_with_a_reference_timer_sampled() {
-	rx_against_ref --trace-sample 10
+	rx_against_ref "--trace-sample 10"
 }
 
 t_rx_stages_agree_with_a_reference_timer_sched() {
@@ -112,19 +124,26 @@ slow_input() {
 }
 
 t_rx_stages_agree_with_a_reference_timer_across_netfilter() {
-	local a=nsa$$ b=nsb$$ srv
+	local a=nsa$$ b=nsb$$ srv side sopt copt out rc=0
 
 	command -v nft > /dev/null || { echo "no nft (nftables)"; exit "$SKIP"; }
 	make_veth "$a" "$b"
 	slow_input "$a" 400
 	slow_input "$b" 400
-	ref_start 12867
-	ip netns exec "$b" taskset -c 0 "$NETSTAGE" tcp_rr --trace -q \
-		> srv.out 2> srv.err &
-	srv=$!
-	sleep 0.5
-	ip netns exec "$a" taskset -c 0 timeout -k 5 "$BOUND" "$NETSTAGE" \
-		tcp_rr -c -H 192.0.2.2 -l 2 --trace -q > cli.out 2> cli.err
-	wait "$srv"
-	ref_compare "veth, 400 netfilter rules"
+	for side in server client; do
+		sopt=--trace copt=
+		[ $side = client ] && sopt= copt=--trace
+		ref_start 12867
+		ip netns exec "$b" taskset -c 0 "$NETSTAGE" tcp_rr -q $sopt \
+			> srv.out 2> srv.err &
+		srv=$!
+		sleep 0.5
+		ip netns exec "$a" taskset -c 0 timeout -k 5 "$BOUND" \
+			"$NETSTAGE" tcp_rr -c -H 192.0.2.2 -l 2 -q $copt \
+			> cli.out 2> cli.err
+		wait "$srv"
+		[ $side = client ] && out=cli.out || out=srv.out
+		ref_compare "veth, 400 netfilter rules" $side $out || rc=1
+	done
+	return $rc
 }

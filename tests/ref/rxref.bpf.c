@@ -6,11 +6,13 @@
  * cache. softirq_rx is netif_receive_skb to tcp_probe, tcp_rx tcp_probe
  * to sk_data_ready, for segments with payload on connections of `port`.
  *
- * Each program reads its clock first. A packet's receive runs on one CPU
- * from netif_receive_skb to the wake-up call, so the stamps wait in
- * per-CPU slots; both stages are booked at sk_data_ready, after they
- * end, so no booking lies inside a stage it times. A receive that moved
- * CPU (the socket's backlog) is not counted.
+ * A program on a tracepoint delays what runs after it there: the
+ * kernel's next step, and other programs (netstage's). So each of these
+ * reads its clock last, as it hands back: a boundary is where the
+ * kernel, or the next program, goes on. A packet's receive runs on one
+ * CPU from netif_receive_skb to the wake-up call, so the stamps wait in
+ * per-CPU slots; the stages are booked at sk_data_ready. A receive that
+ * moved CPU (the socket's backlog) is not counted.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
@@ -54,7 +56,6 @@ static __always_inline struct pcpu *mine(void)
 SEC("tp_btf/netif_receive_skb")
 int BPF_PROG(ref_netif, struct sk_buff *skb)
 {
-	__u64 now = bpf_ktime_get_ns();
 	struct pcpu *c = mine();
 	__u32 i;
 
@@ -62,14 +63,13 @@ int BPF_PROG(ref_netif, struct sk_buff *skb)
 		return 0;
 	i = c->next++ % RING;
 	c->skb[i] = (__u64)skb;
-	c->t[i] = now;
+	c->t[i] = bpf_ktime_get_ns();
 	return 0;
 }
 
 SEC("tp_btf/tcp_probe")
 int BPF_PROG(ref_probe, struct sock *sk, struct sk_buff *skb)
 {
-	__u64 now = bpf_ktime_get_ns();
 	struct pcpu *c = mine();
 	const struct tcphdr *th;
 	int i, side;
@@ -91,8 +91,8 @@ int BPF_PROG(ref_probe, struct sock *sk, struct sk_buff *skb)
 	for (i = 0; i < RING; i++)
 		if (c->skb[i] == (__u64)skb && c->t[i] > c->arrival)
 			c->arrival = c->t[i];
-	c->probe = now;
 	c->side = side;
+	c->probe = bpf_ktime_get_ns();
 	return 0;
 }
 
@@ -113,13 +113,14 @@ static __always_inline void book(int side, int stage, __u64 d)
 SEC("tp_btf/sk_data_ready")
 int BPF_PROG(ref_ready, struct sock *sk)
 {
-	__u64 now = bpf_ktime_get_ns();
 	struct pcpu *c = mine();
+	__u64 now;
 
 	if (!c || c->side < 0)
 		return 0;
 	if (c->arrival && c->arrival < c->probe)
 		book(c->side, 0, c->probe - c->arrival);
+	now = bpf_ktime_get_ns();
 	book(c->side, 1, now - c->probe);
 	c->side = -1;
 	return 0;
