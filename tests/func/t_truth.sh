@@ -13,7 +13,9 @@ ref_start() {
 	local i
 
 	[ -x "$RXREF" ] || fail "no $RXREF (make ref-tools)"
-	"$RXREF" "$1" > ref.out 2> ref.err &
+	# Bounded: a test that fails before ref_compare leaves it behind,
+	# and its programs would run on every packet of later tests.
+	timeout -s INT "$BOUND" "$RXREF" "$1" > ref.out 2> ref.err &
 	REF_PID=$!
 	for i in $(seq 100); do
 		grep -q attached ref.out && break
