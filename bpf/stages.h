@@ -17,7 +17,7 @@
 	X(APP_SEND, U)	  /* worker calls send() for the message */	\
 	X(TCP_SEND, K)	  /* TCP's departure time of its first packet */	\
 	X(DEV_XMIT, K)	  /* first device hand-off after it */		\
-	X(NETIF_RX, K)	  /* kernel receive stamp of the first payload skb */ \
+	X(NETIF_RX, K)	  /* netif_receive_skb of the first byte's packet */ \
 	X(TCP_RX, K)	  /* TCP's clock read as it took that skb */	\
 	X(DATA_READY, K)  /* first sk_data_ready after it */		\
 	X(EPOLL_RET, U)	  /* epoll_wait returned with the flow readable */ \
