@@ -57,32 +57,40 @@ PY
 
 # rx_against_ref TRACE-OPTS TRAFFIC-ARGS...: tcp_rr (TRAFFIC-ARGS on
 # the client; TRACE-OPTS, such as --trace-sample, on the traced side),
-# server and client apart, both
-# pinned to CPU 0 (the reference follows a packet on one CPU), the
-# reference attached first; once with the server traced, once with the
-# client, each compared by ref_compare. One side traced at a time: two
-# traced processes on one host each run the arrival program for every
-# packet, and the one attached later stamps after the other's run
-# (docs/stages.md).
+# server and client apart, both pinned to CPU 0 (the reference follows
+# a packet on one CPU), the reference attached first; once with the
+# server traced, once with the client, each compared by ref_compare.
+# One side traced at a time: two traced processes on one host each run
+# the arrival program for every packet, and the one attached later
+# stamps after the other's run (docs/stages.md). With REF_NS_SRV and
+# REF_NS_CLI set, the two run in those namespaces (make_veth's), the
+# server at 192.0.2.2, and REF_MODE names the run.
 rx_against_ref() {
-	local srv side sopt copt out rc=0 topts=$1
+	local srv side sopt copt out rc=0 topts=$1 host=127.0.0.1 sx= cx= i
 
 	shift
+	if [ -n "${REF_NS_SRV:-}" ]; then
+		sx="ip netns exec $REF_NS_SRV" cx="ip netns exec $REF_NS_CLI"
+		host=192.0.2.2
+	fi
 	for side in server client; do
 		sopt="--trace $topts" copt=
 		[ $side = client ] && sopt= copt="--trace $topts"
 		next_ports
 		ref_start "$DPORT"
-		taskset -c 0 "$NETSTAGE" tcp_rr -C "$CPORT" -P "$DPORT" -q \
+		$sx taskset -c 0 "$NETSTAGE" tcp_rr -C "$CPORT" -P "$DPORT" -q \
 			$sopt > srv.out 2> srv.err &
 		srv=$!
-		wait_port "$CPORT"
-		taskset -c 0 timeout -k 5 "$BOUND" "$NETSTAGE" tcp_rr -c \
-			-H 127.0.0.1 -C "$CPORT" -l 2 -q $copt "$@" \
+		for i in $(seq 100); do
+			$sx ss -ltn | grep -q ":$CPORT " && break
+			sleep 0.05
+		done
+		$cx taskset -c 0 timeout -k 5 "$BOUND" "$NETSTAGE" tcp_rr -c \
+			-H $host -C "$CPORT" -l 2 -q $copt "$@" \
 			> cli.out 2> cli.err
 		wait "$srv"
 		[ $side = client ] && out=cli.out || out=srv.out
-		ref_compare "$topts $*" $side $out || rc=1
+		ref_compare "${REF_MODE:-tcp_rr $topts $*}" $side $out || rc=1
 	done
 	return $rc
 }
@@ -126,26 +134,12 @@ slow_input() {
 }
 
 t_rx_stages_agree_with_a_reference_timer_across_netfilter() {
-	local a=nsa$$ b=nsb$$ srv side sopt copt out rc=0
+	local a=nsa$$ b=nsb$$
 
 	command -v nft > /dev/null || { echo "no nft (nftables)"; exit "$SKIP"; }
 	make_veth "$a" "$b"
 	slow_input "$a" 400
 	slow_input "$b" 400
-	for side in server client; do
-		sopt=--trace copt=
-		[ $side = client ] && sopt= copt=--trace
-		ref_start 12867
-		ip netns exec "$b" taskset -c 0 "$NETSTAGE" tcp_rr -q $sopt \
-			> srv.out 2> srv.err &
-		srv=$!
-		sleep 0.5
-		ip netns exec "$a" taskset -c 0 timeout -k 5 "$BOUND" \
-			"$NETSTAGE" tcp_rr -c -H 192.0.2.2 -l 2 -q $copt \
-			> cli.out 2> cli.err
-		wait "$srv"
-		[ $side = client ] && out=cli.out || out=srv.out
-		ref_compare "veth, 400 netfilter rules" $side $out || rc=1
-	done
-	return $rc
+	REF_NS_SRV=$b REF_NS_CLI=$a REF_MODE="veth, 400 netfilter rules" \
+		rx_against_ref ""
 }
