@@ -615,12 +615,19 @@ static __always_inline __u32 low32(const void *p)
 	return w;
 }
 
-/* Ports in network order, as the packet has them: its source the peer. */
-static __always_inline __u32 arrival_key(__u32 seq, __u16 peer, __u16 local)
+/*
+ * A TCP packet's two places (way 0 and 1), by its number and ports in
+ * network order, as the packet has them (its source the peer): it is
+ * written to the older entry of the two, and looked for in both, so it
+ * is lost only if two packets that came in after it took both.
+ */
+static __always_inline __u32 arrival_key(__u32 seq, __u16 peer, __u16 local,
+					 int way)
 {
 	__u32 x = seq ^ ((__u32)peer << 16 | local);
 
-	return (x * 0x9e3779b1u) >> (32 - ARRIVAL_BITS);
+	x *= way ? 0x85ebca6bu : 0x9e3779b1u;
+	return x >> (32 - ARRIVAL_BITS);
 }
 
 #define ETH_P_IP 0x0800
@@ -628,12 +635,17 @@ static __always_inline __u32 arrival_key(__u32 seq, __u16 peer, __u16 local)
 #define IPPROTO_TCP 6
 #define IPPROTO_UDP 17
 
-/* A packet entering the stack: TCP by number, UDP by skb. */
+/*
+ * A packet entering the stack: TCP by number, UDP by skb. The
+ * tracepoint fires before __netif_receive_skb_core() resets the network
+ * header, so the IP header is where skb->data points (the link header
+ * pulled), not necessarily at network_header.
+ */
 static __always_inline void note_arrival(const struct sk_buff *skb, __u64 now)
 {
-	__u64 net = (__u64)skb->head + skb->network_header;
+	__u64 net = (__u64)skb->data;
 	const struct tcphdr *th;
-	struct arrival *e;
+	struct arrival *e, *f;
 	__u32 off, proto, seq, k;
 	__s64 len;
 
@@ -670,10 +682,16 @@ static __always_inline void note_arrival(const struct sk_buff *skb, __u64 now)
 	if (len <= 0)
 		return;
 	seq = bpf_ntohl(th->seq);
-	k = arrival_key(seq, th->source, th->dest);
+	k = arrival_key(seq, th->source, th->dest, 0);
 	e = bpf_map_lookup_elem(&arrivals, &k);
-	if (!e)
+	k = arrival_key(seq, th->source, th->dest, 1);
+	f = bpf_map_lookup_elem(&arrivals, &k);
+	if (!e || !f)
 		return;
+	/* The entry written longer ago (or this packet's own, resent). */
+	if (f->t >> 32 == seq ||
+	    (e->t >> 32 != seq && (__u32)(now - f->t) > (__u32)(now - e->t)))
+		e = f;
 	e->len = (__u64)seq << 32 | (__u32)len;
 	barrier();
 	e->t = (__u64)seq << 32 | (__u32)now;
@@ -706,46 +724,73 @@ static __always_inline __u64 arrival_of(const struct arrival *e, __u32 seq,
 	return now - (__u32)(now - v);
 }
 
+/* The arrival of the packet that began at number seq, if it held `first`. */
+static __always_inline __u64 held(__u32 seq, __u32 first, __u16 peer,
+				  __u16 local, __u64 now)
+{
+	__u32 k, len = 0;
+	struct arrival *e;
+	__u64 t = 0;
+	int way;
+
+	for (way = 0; way < 2 && !t; way++) {
+		k = arrival_key(seq, peer, local, way);
+		e = bpf_map_lookup_elem(&arrivals, &k);
+		if (e)
+			t = arrival_of(e, seq, now, &len);
+	}
+	return t && first - seq < len ? t : 0;
+}
+
+/* Message starts before `first` a packet holding it may have begun at. */
+#define HELD_BACK 8
+
 /*
  * When the byte of number `first` entered the stack on connection sk,
  * in the copy TCP took: the later of the packet that began with it and
  * the packet that began the segment just queued (at `start`), if that
  * held it. A copy dropped after netif_receive_skb (netfilter) leaves
  * its entry, and the retransmission TCP took can begin before `first`,
- * with more bytes: the later arrival is the one taken. 0: not known
+ * with more bytes: the later arrival is the one taken. With neither,
+ * the packet may have begun at an earlier message's start (`size`
+ * bytes apart: messages a sender's TCP put in one packet) and been
+ * appended to another skb: up to HELD_BACK of those. 0: not known
  * (another packet took the entry, or the byte came in a packet that
- * began elsewhere and was appended to the queue). Without the hook,
- * the kernel's receive stamp of the tail skb, kept on while a socket of
- * user space asks.
+ * began elsewhere). Without the hook, the kernel's receive stamp of the
+ * tail skb, kept on while a socket of user space asks.
  */
 static __always_inline __u64 tcp_arrival(const struct sock *sk,
 					 const struct sk_buff *tail,
-					 __u32 first, __u32 start, __u64 now)
+					 __u32 first, __u32 start, __u32 size,
+					 __u64 now)
 {
 	__u16 peer = sk->__sk_common.skc_dport;
 	__u16 local = bpf_htons(sk->__sk_common.skc_num);
-	__u64 t = 0, u = 0;
-	struct arrival *e;
-	__u32 k, len = 0;
-	__s64 s;
+	__u64 t, u = 0;
+	__u32 i, s;
+	__s64 ts;
 
 	if (!arrival_hook) {
-		s = tail->tstamp;
-		return s > real_offset ? s - real_offset : 0;
+		ts = tail->tstamp;
+		return ts > real_offset ? ts - real_offset : 0;
 	}
-	k = arrival_key(first, peer, local);
-	e = bpf_map_lookup_elem(&arrivals, &k);
-	if (e)
-		t = arrival_of(e, first, now, &len);
-	if (start == first)
-		return t;
-	k = arrival_key(start, peer, local);
-	e = bpf_map_lookup_elem(&arrivals, &k);
-	if (e)
-		u = arrival_of(e, start, now, &len);
-	if (u && first - start < len && u > t)
-		return u;
-	return t;
+	t = held(first, first, peer, local, now);
+	if (start != first)
+		u = held(start, first, peer, local, now);
+	if (t || u)
+		return u > t ? u : t;
+	/*
+	 * Also before the queued segment's start: TCP can collapse its
+	 * queue into skbs of its own, which begin anywhere (memory
+	 * pressure, many small packets).
+	 */
+	for (i = 1; size && i <= HELD_BACK; i++) {
+		s = first - i * size;
+		t = held(s, first, peer, local, now);
+		if (t)
+			return t;
+	}
+	return 0;
 }
 
 /* A UDP datagram's arrival, by its skb; 0: not known. */
@@ -978,7 +1023,7 @@ static __always_inline int tcp_ready(const struct sock *sk, struct ns_sk *st,
 		if (tail && ns_carries(seq, end_seq, first)) {
 			sl[NS_K_TCP_RX] = rx;
 			sl[NS_K_NETIF_RX] = tcp_arrival(sk, tail, first, seq,
-							now);
+							size, now);
 		} else {
 			sl[NS_K_TCP_RX] = sl[NS_K_NETIF_RX] = 0;
 		}
@@ -1026,7 +1071,8 @@ static __always_inline int obs_wakeup(const struct sock *sk, struct ns_sk *st,
 	if (!ooo && (tail = tail_range(sk, &seq, &end_seq)) &&
 	    ns_carries(seq, end_seq, first)) {
 		sl[NS_K_TCP_RX] = tp->tcp_clock_cache;
-		sl[NS_K_NETIF_RX] = tcp_arrival(sk, tail, first, seq, now);
+		sl[NS_K_NETIF_RX] = tcp_arrival(sk, tail, first, seq, 0,
+						now);
 	}
 	return 0;
 }

@@ -22,12 +22,19 @@ incomplete_at() {
 # (none or more) are all responses held back past their send()'s return
 # (lean records: out of order at APP_DONE); else the keys that say not.
 held_back_only() {
-	local i at
+	local i at n
 
 	i=$(key "$1" "$2.trace_incomplete")
 	at=$(key "$1" "$2.trace_incomplete_at")
+	n=$(key "$1" "$2.num_transactions")
 	[ "$i" = 0 ] && [ -z "$at" ] && return
-	[ "$at" = "APP_DONE:$i" ] || echo "incomplete=$i at=$at"
+	# Besides, a packet's arrival entry another packet took (NETIF_RX,
+	# docs/stages.md): a few in a million, never one in ten thousand.
+	echo "$at" | tr ',' '\n' | awk -F: -v n="$n" '
+		$1 == "APP_DONE" { next }
+		$1 == "NETIF_RX" && $2 * 10000 <= n { next }
+		{ bad = 1 }
+		END { exit bad }' || echo "incomplete=$i at=$at"
 }
 
 # Every transaction either traced or counted incomplete, and few of the
