@@ -643,7 +643,7 @@ static __always_inline __u32 arrival_key(__u32 seq, __u16 peer, __u16 local,
  */
 static __always_inline void note_arrival(const struct sk_buff *skb, __u64 now)
 {
-	__u64 net = (__u64)skb->data;
+	__u64 net = (__u64)skb->head + skb->network_header;
 	const struct tcphdr *th;
 	struct arrival *e, *f;
 	__u32 off, proto, seq, k;
@@ -742,32 +742,25 @@ static __always_inline __u64 held(__u32 seq, __u32 first, __u16 peer,
 	return t && first - seq < len ? t : 0;
 }
 
-/* Message starts before `first` a packet holding it may have begun at. */
-#define HELD_BACK 8
-
 /*
  * When the byte of number `first` entered the stack on connection sk,
  * in the copy TCP took: the later of the packet that began with it and
  * the packet that began the segment just queued (at `start`), if that
  * held it. A copy dropped after netif_receive_skb (netfilter) leaves
  * its entry, and the retransmission TCP took can begin before `first`,
- * with more bytes: the later arrival is the one taken. With neither,
- * the packet may have begun at an earlier message's start (`size`
- * bytes apart: messages a sender's TCP put in one packet) and been
- * appended to another skb: up to HELD_BACK of those. 0: not known
- * (another packet took the entry, or the byte came in a packet that
- * began elsewhere). Without the hook, the kernel's receive stamp of the
- * tail skb, kept on while a socket of user space asks.
+ * with more bytes: the later arrival is the one taken. 0: not known
+ * (later packets took both its entries, or the byte came in a packet
+ * that began elsewhere and was appended to another skb). Without the
+ * hook, the kernel's receive stamp of the tail skb, kept on while a
+ * socket of user space asks.
  */
 static __always_inline __u64 tcp_arrival(const struct sock *sk,
 					 const struct sk_buff *tail,
-					 __u32 first, __u32 start, __u32 size,
-					 __u64 now)
+					 __u32 first, __u32 start, __u64 now)
 {
 	__u16 peer = sk->__sk_common.skc_dport;
 	__u16 local = bpf_htons(sk->__sk_common.skc_num);
 	__u64 t, u = 0;
-	__u32 i, s;
 	__s64 ts;
 
 	if (!arrival_hook) {
@@ -777,20 +770,7 @@ static __always_inline __u64 tcp_arrival(const struct sock *sk,
 	t = held(first, first, peer, local, now);
 	if (start != first)
 		u = held(start, first, peer, local, now);
-	if (t || u)
-		return u > t ? u : t;
-	/*
-	 * Also before the queued segment's start: TCP can collapse its
-	 * queue into skbs of its own, which begin anywhere (memory
-	 * pressure, many small packets).
-	 */
-	for (i = 1; size && i <= HELD_BACK; i++) {
-		s = first - i * size;
-		t = held(s, first, peer, local, now);
-		if (t)
-			return t;
-	}
-	return 0;
+	return u > t ? u : t;
 }
 
 /* A UDP datagram's arrival, by its skb; 0: not known. */
@@ -1023,7 +1003,7 @@ static __always_inline int tcp_ready(const struct sock *sk, struct ns_sk *st,
 		if (tail && ns_carries(seq, end_seq, first)) {
 			sl[NS_K_TCP_RX] = rx;
 			sl[NS_K_NETIF_RX] = tcp_arrival(sk, tail, first, seq,
-							size, now);
+							now);
 		} else {
 			sl[NS_K_TCP_RX] = sl[NS_K_NETIF_RX] = 0;
 		}
@@ -1071,12 +1051,10 @@ static __always_inline int obs_wakeup(const struct sock *sk, struct ns_sk *st,
 	if (!ooo && (tail = tail_range(sk, &seq, &end_seq)) &&
 	    ns_carries(seq, end_seq, first)) {
 		sl[NS_K_TCP_RX] = tp->tcp_clock_cache;
-		sl[NS_K_NETIF_RX] = tcp_arrival(sk, tail, first, seq, 0,
-						now);
+		sl[NS_K_NETIF_RX] = tcp_arrival(sk, tail, first, seq, now);
 	}
 	return 0;
 }
-
 
 /*
  * observe: a connection of the port met after its handshake (it was
