@@ -78,8 +78,9 @@ rx_against_ref() {
 		[ $side = client ] && sopt= copt="--trace $topts"
 		next_ports
 		ref_start "$DPORT"
-		$sx taskset -c 0 "$NETSTAGE" tcp_rr -C "$CPORT" -P "$DPORT" -q \
-			$sopt > srv.out 2> srv.err &
+		# Bounded: a client that fails leaves its server waiting.
+		$sx taskset -c 0 timeout -k 5 "$BOUND" "$NETSTAGE" tcp_rr \
+			-C "$CPORT" -P "$DPORT" -q $sopt > srv.out 2> srv.err &
 		srv=$!
 		for i in $(seq 100); do
 			$sx ss -ltn | grep -q ":$CPORT " && break
