@@ -71,8 +71,17 @@ static const struct hook hooks[H_COUNT] = {
 		       "not stamped, so the wake-up counts as busy" },
 };
 
-struct tracer;
-static int used(const struct hook *h, const struct tracer *t);
+/* Does this side (and --trace-sched) use hook h? */
+static int used(const struct hook *h, enum ns_side side, int sched)
+{
+	if (h->only == ONLY_OBSERVE)
+		return NS_IS_OBS(side);
+	if (h->only == ONLY_SCHED)
+		return sched;
+	if (h->only == ONLY_CONNECTIONS)
+		return NS_IS_CRR(side) || NS_IS_OBS(side);
+	return 1;
+}
 
 struct tracer {
 	struct stages_bpf *skel;
@@ -103,18 +112,6 @@ struct tracer {
 	char hooks[512];
 	uint64_t setup_ns;
 };
-
-/* Does this side (and --trace-sched) use hook h? */
-static int used(const struct hook *h, const struct tracer *t)
-{
-	if (h->only == ONLY_OBSERVE)
-		return NS_IS_OBS(t->side);
-	if (h->only == ONLY_SCHED)
-		return t->sched;
-	if (h->only == ONLY_CONNECTIONS)
-		return NS_IS_CRR(t->side) || NS_IS_OBS(t->side);
-	return 1;
-}
 
 static char libbpf_last[256];
 static int libbpf_verbose;
@@ -170,7 +167,7 @@ static int find_missing(struct tracer *t, char *why, size_t len)
 	if (!vmlinux)
 		return 0;
 	for (i = 0; i < ARRAY_SIZE(hooks); i++) {
-		if (!used(&hooks[i], t) || hooks[i].fentry ||
+		if (!used(&hooks[i], t->side, t->sched) || hooks[i].fentry ||
 		    kernel_has(vmlinux, hooks[i].tp_btf))
 			continue;
 		if (!hooks[i].without) {
@@ -313,7 +310,7 @@ static struct stages_bpf *open_with(const struct tracer *t,
 		fe = h->fentry ? bpf_object__find_program_by_name(skel->obj,
 								  h->fentry)
 			       : NULL;
-		use = used(h, t) && !t->missing[i];
+		use = used(h, t->side, t->sched) && !t->missing[i];
 		if (fe)
 			bpf_program__set_autoload(fe, fentry && use);
 		if (tp)
@@ -335,7 +332,7 @@ static int attached(const struct tracer *t, size_t i)
 {
 	if (t->lean && (i == H_RECV || i == H_SEND))
 		return 0;
-	return used(&hooks[i], t);
+	return used(&hooks[i], t->side, t->sched);
 }
 
 static int attach(struct tracer *t, int fentry, char *why, size_t len)
