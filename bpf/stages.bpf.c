@@ -643,7 +643,7 @@ static __always_inline __u32 arrival_key(__u32 seq, __u16 peer, __u16 local,
  */
 static __always_inline void note_arrival(const struct sk_buff *skb, __u64 now)
 {
-	__u64 net = (__u64)skb->head + skb->network_header;
+	__u64 net = (__u64)skb->data;
 	const struct tcphdr *th;
 	struct arrival *e, *f;
 	__u32 off, proto, seq, k;
