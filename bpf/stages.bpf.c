@@ -1085,12 +1085,16 @@ int BPF_PROG(sk_data_ready, const struct sock *sk)
 
 	if (empty)
 		return 0;
+	/*
+	 * DATA_READY: first thing, before the storage lookup, which a cold
+	 * cache makes long (0.35 us of tcp_rx against the reference under
+	 * --rate 5000). A clock read more for every other socket's wake-up.
+	 */
+	now = bpf_ktime_get_ns();
 	st = lookup(sk);
 	/* `side`, not st->side: the verifier drops these when not observing. */
 	if (!st)
 		return NS_IS_OBS(side) ? obs_late(sk) : 0;
-	/* DATA_READY: first thing for our sockets, before this program's work. */
-	now = bpf_ktime_get_ns();
 	if (NS_IS_UDP(st->side))
 		return udp_ready(sk, st, now);
 	if (NS_IS_OBS(side))

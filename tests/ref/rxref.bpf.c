@@ -7,12 +7,14 @@
  * to sk_data_ready, for segments with payload on connections of `port`.
  *
  * A program on a tracepoint delays what runs after it there: the
- * kernel's next step, and other programs (netstage's). So each of these
- * reads its clock last, as it hands back: a boundary is where the
- * kernel, or the next program, goes on. A packet's receive runs on one
- * CPU from netif_receive_skb to the wake-up call, so the stamps wait in
- * per-CPU slots; the stages are booked at sk_data_ready. A receive that
- * moved CPU (the socket's backlog) is not counted.
+ * kernel's next step, and other programs (netstage's). So the first two
+ * read their clock last, as they hand back: a boundary is where the
+ * kernel, or the next program, goes on; the wake-up's reads it first
+ * and does no more than keep it. A packet's receive runs on one CPU
+ * from netif_receive_skb to the wake-up call, so the stamps wait in
+ * per-CPU slots; the stages are booked when the reader's recv()
+ * returns (sock_recv_length), out of every stage. A receive that moved
+ * CPU (the socket's backlog) is not counted.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
@@ -29,6 +31,9 @@ struct pcpu {
 	__u32 next;
 	int side;		/* of the segment at tcp_probe: -1 none */
 	__u64 arrival, probe;
+	/* a wake-up's stamps, until recv() returns */
+	int bside;
+	__u64 barrival, bprobe, bready;
 };
 
 struct {
@@ -113,16 +118,30 @@ static __always_inline void book(int side, int stage, __u64 d)
 SEC("tp_btf/sk_data_ready")
 int BPF_PROG(ref_ready, struct sock *sk)
 {
+	__u64 now = bpf_ktime_get_ns();
 	struct pcpu *c = mine();
-	__u64 now;
 
 	if (!c || c->side < 0)
 		return 0;
-	if (c->arrival && c->arrival < c->probe)
-		book(c->side, 0, c->probe - c->arrival);
-	now = bpf_ktime_get_ns();
-	book(c->side, 1, now - c->probe);
+	c->bside = c->side;
+	c->barrival = c->arrival;
+	c->bprobe = c->probe;
+	c->bready = now;
 	c->side = -1;
+	return 0;
+}
+
+SEC("tp_btf/sock_recv_length")
+int BPF_PROG(ref_booked, struct sock *sk, int ret, int flags)
+{
+	struct pcpu *c = mine();
+
+	if (!c || !c->bready)
+		return 0;
+	if (c->barrival && c->barrival < c->bprobe)
+		book(c->bside, 0, c->bprobe - c->barrival);
+	book(c->bside, 1, c->bready - c->bprobe);
+	c->bready = 0;
 	return 0;
 }
 
