@@ -582,8 +582,7 @@ done:
  * is the last to come in. A UDP datagram stays one skb to the socket:
  * its arrival is kept by the skb's address (the verifier lets a program
  * read only the low 32 bits of a pointer).
- */
-/*
+ *
  * A packet's entry lasts until another takes its slot: a table of
  * 65,536 (1 MiB a protocol) keeps it through the packets of a busy
  * machine while its socket's backlog or softirq queue holds it.
@@ -630,6 +629,7 @@ static __always_inline __u32 arrival_key(__u32 seq, __u16 peer, __u16 local,
 	return x >> (32 - ARRIVAL_BITS);
 }
 
+#define TCPHDR_FIN 0x01
 #define ETH_P_IP 0x0800
 #define ETH_P_IPV6 0x86DD
 #define IPPROTO_TCP 6
@@ -1620,6 +1620,106 @@ int BPF_PROG(dev_hard_start_xmit, struct sk_buff *first)
 	if (empty)
 		return 0;
 	return dev_xmit(first);
+}
+
+/*
+ * Retransmissions, logged in every mode (struct ns_retrans). They are
+ * rare, so a table and an atomic index are cheap enough; the segment
+ * counts are exact even when the table is full.
+ */
+__u64 retrans_segs[2];		/* by end: TCP segments retransmitted */
+__u32 retrans_n;		/* retransmissions logged, or beyond the log */
+struct ns_retrans retrans_log[NS_RETRANS_LOG];
+/*
+ * The kernel's tracepoint passes the attempt's error (Linux 6.14 on:
+ * it fires for a failed attempt too): set by user space from its BTF.
+ */
+const volatile __u8 retrans_err;
+
+/* observe: the response whose bytes from seq on were sent (1), or none. */
+static __always_inline __u32 obs_retrans_msg(const struct ns_sk *st,
+					     __u32 seq, __u32 *first)
+{
+	__u32 i, r;
+
+	for (i = 0; i < NS_SLOTS && i < st->tx_begun; i++) {
+		r = st->tx_begun - 1 - i;
+		if (ns_diff(seq, st->tx_seq[NS_SLOT(r)]) >= 0) {
+			*first = r;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The messages whose bytes a retransmitted skb holds: *first and how
+ * many. A SYN (a connecting end that has sent nothing yet) is message
+ * 0's; a FIN is no message's.
+ */
+static __always_inline __u32 retrans_msgs(const struct sock *sk,
+					  const struct ns_sk *st,
+					  const struct tcp_skb_cb *cb,
+					  __u32 *first)
+{
+	const struct tcp_sock *tp = ro_cast(sk, struct tcp_sock);
+	__u32 size = tx_size[st->side & 1], len = cb->end_seq - cb->seq;
+	__s64 off;
+	__u64 last;
+
+	if (NS_IS_OBS(st->side))
+		return obs_retrans_msg(st, cb->seq, first);
+	if (!st->tx_based) {
+		*first = 0;
+		return 1;
+	}
+	if (cb->tcp_flags & TCPHDR_FIN)
+		len--;
+	off = (__s64)tp->bytes_acked + ns_diff(cb->seq, tp->snd_una) -
+	      st->tx_adj;
+	if (!size || !len || off < 0)
+		return 0;
+	*first = off / size;
+	last = (off + len - 1) / size;
+	return last - *first + 1 < 255 ? last - *first + 1 : 255;
+}
+
+SEC("tp_btf/tcp_retransmit_skb")
+int BPF_PROG(tcp_retransmit_skb, const struct sock *sk,
+	     const struct sk_buff *skb)
+{
+	const struct tcp_skb_cb *cb;
+	struct ns_retrans *e;
+	struct ns_sk *st;
+	__u32 i, n, segs, first = 0;
+
+	if (empty)
+		return 0;
+	/* A failed attempt sent nothing (the kernel's counters agree). */
+	if (retrans_err && (int)ctx[2])
+		return 0;
+	st = lookup(sk);
+	if (!st)
+		return 0;
+	cb = ro_cast((void *)skb->cb, struct tcp_skb_cb);
+	segs = cb->tcp_gso_segs ? cb->tcp_gso_segs : 1;
+	__sync_fetch_and_add(&retrans_segs[st->side & 1], segs);
+	n = retrans_msgs(sk, st, cb, &first);
+	if (!n)
+		return 0;
+	i = __sync_fetch_and_add(&retrans_n, 1);
+	if (i >= NS_RETRANS_LOG)
+		return 0;
+	e = &retrans_log[i];
+	e->t = bpf_ktime_get_ns();
+	e->sk = (__u64)sk;
+	e->flow_id = st->flow_id;
+	e->first = first;
+	e->port = st->port;
+	e->side = st->side;
+	e->n = n;
+	e->segs = segs;
+	return 0;
 }
 
 /*

@@ -31,7 +31,8 @@
 	X(POLL_RET, K)	  /* observe: the reader's epoll/poll return */ \
 	X(BUSY_END, M)	  /* --trace-sched: a running reader's other work ends */ \
 	X(WOKEN, K)	  /* --trace-sched: sched_wakeup of the reader */ \
-	X(ON_CPU, K)	  /* --trace-sched: sched_switch onto the reader */
+	X(ON_CPU, K)	  /* --trace-sched: sched_switch onto the reader */ \
+	X(RETRANS, N)	  /* TCP first retransmitted the message's bytes */
 
 #define NS_B_ENUM(name, where) NS_B_##name,
 enum ns_boundary { NS_BOUNDARIES(NS_B_ENUM) NS_B_COUNT };
@@ -39,7 +40,9 @@ enum ns_boundary { NS_BOUNDARIES(NS_B_ENUM) NS_B_COUNT };
 
 /*
  * The kernel boundaries alone, numbered for BPF's per-message slots.
- * M ones the merge makes from the others (docs/stages.md). WOKEN and
+ * M ones the merge makes from the others (docs/stages.md). N ones are
+ * notices, in no stage: BPF logs them apart (struct ns_retrans) and
+ * user space puts them into the records they belong to. WOKEN and
  * ON_CPU are kept per worker thread for netstage's own workers and
  * taken into the record at its end; an observed server's are taken
  * into the message's slot as its thread reads the request.
@@ -47,9 +50,11 @@ enum ns_boundary { NS_BOUNDARIES(NS_B_ENUM) NS_B_COUNT };
 #define NS_K_ENUM_K(name) NS_K_##name,
 #define NS_K_ENUM_U(name)
 #define NS_K_ENUM_M(name)
+#define NS_K_ENUM_N(name)
 #define NS_K_ENUM(name, where) NS_K_ENUM_##where(name)
 enum ns_kboundary { NS_BOUNDARIES(NS_K_ENUM) NS_K_COUNT };
 #undef NS_K_ENUM
+#undef NS_K_ENUM_N
 #undef NS_K_ENUM_M
 #undef NS_K_ENUM_U
 #undef NS_K_ENUM_K
@@ -58,6 +63,7 @@ enum ns_kboundary { NS_BOUNDARIES(NS_K_ENUM) NS_K_COUNT };
 #define NS_K_TO_B_K(name) NS_B_##name,
 #define NS_K_TO_B_U(name)
 #define NS_K_TO_B_M(name)
+#define NS_K_TO_B_N(name)
 #define NS_K_TO_B_(name, where) NS_K_TO_B_##where(name)
 #define NS_K_TO_B { NS_BOUNDARIES(NS_K_TO_B_) }
 
@@ -307,6 +313,25 @@ struct ns_krec {
 	unsigned long long seq;
 	unsigned long long t[NS_K_COUNT];
 };
+
+/*
+ * TCP retransmitted bytes of messages first..first + n - 1 of a
+ * registered socket (the SYN of a connecting one: message 0). BPF
+ * logs every retransmission into a table user space reads after the
+ * run (NS_RETRANS_LOG of them; more are counted, not logged): they are
+ * rare, and a server's come after its transaction's record has gone.
+ */
+struct ns_retrans {
+	unsigned long long t;		/* the retransmission's clock read */
+	unsigned long long sk;		/* the socket: one connection */
+	unsigned int flow_id;
+	unsigned int first;		/* the first message */
+	unsigned short port;		/* the connection's client port */
+	unsigned char side;		/* enum ns_side, as registered */
+	unsigned char n;		/* messages from first on */
+	unsigned int segs;		/* TCP segments retransmitted */
+};
+#define NS_RETRANS_LOG 8192
 
 /* One record per transaction per side, from BPF to the side's worker. */
 struct ns_krecord {

@@ -308,6 +308,7 @@ void side_keep_records(struct side *s)
 			ts->records_kept++;
 			ts->records_slowest += tw[i]->recs[j].slowest;
 		}
+	trace_mark_retrans(ts, s->rs.tracer, s->workers, s->nworkers);
 	trace_find_tail(ts, s->workers, s->nworkers);
 	free(tw);
 }

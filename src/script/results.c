@@ -369,6 +369,8 @@ static int rec_index(lua_State *L)
 		lua_pushstring(L, r->r->slowest ? "slowest" : "sample");
 	else if (!strcmp(k, "held"))
 		push_held(L, r->r);
+	else if (!strcmp(k, "retransmitted"))
+		lua_pushboolean(L, r->r->b[NS_B_RETRANS] != 0);
 	else if (!strcmp(k, "stamp"))
 		lua_pushcfunction(L, rec_stamp);
 	else if (!strcmp(k, "stamps"))
@@ -491,6 +493,10 @@ static void push_trace(lua_State *L, struct kept *k)
 	set_int(L, "transactions", (lua_Integer)ts->complete);
 	set_int(L, "incomplete", (lua_Integer)ts->incomplete);
 	set_int(L, "lost", (lua_Integer)ts->lost);
+	if (ts->has_retrans) {
+		set_int(L, "retransmits", (lua_Integer)ts->retransmits);
+		set_int(L, "retransmitted", (lua_Integer)ts->retransmitted);
+	}
 	if (k->traced && !ts->hist_mode)
 		push_incomplete(L, ts);
 	set_int(L, "records_kept", k->nrecs);

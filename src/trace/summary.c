@@ -6,6 +6,7 @@
 #include "../worker.h"
 #include "collect.h"
 #include "join.h"
+#include "retrans.h"
 #include "summary.h"
 #include "tracer.h"
 
@@ -35,6 +36,36 @@ static double merge_cost(struct worker *w, int n)
 	return count ? (double)ns / count : -1;
 }
 
+/* What TCP resent on this side's connections, as BPF logged it. */
+static void summarise_retrans(struct trace_summary *ts, struct tracer *t)
+{
+	const struct ns_retrans *log;
+	uint32_t n;
+
+	ts->has_retrans = t && tracer_has_retrans(t);
+	if (!ts->has_retrans)
+		return;
+	ts->retransmits = tracer_retrans(t, &log, &n);
+	ts->retransmitted = retrans_transactions(log, n, ts->side);
+	ts->retrans_partial = n == NS_RETRANS_LOG;
+}
+
+void trace_mark_retrans(const struct trace_summary *ts, struct tracer *t,
+			struct worker *w, int n)
+{
+	const struct ns_retrans *log;
+	uint32_t nlog;
+	int i;
+
+	if (!ts->has_retrans || !ts->retransmits)
+		return;
+	tracer_retrans(t, &log, &nlog);
+	for (i = 0; i < n; i++)
+		if (w[i].tw)
+			retrans_mark(w[i].tw->recs, w[i].tw->nrecs, ts->side,
+				     log, nlog);
+}
+
 /* --trace=hist: the histograms and counts are BPF's. */
 static void summarise_bpf(struct trace_summary *ts, struct tracer *t)
 {
@@ -60,6 +91,7 @@ void trace_summarise(struct trace_summary *ts, struct tracer *t,
 	for (j = 0; j < NS_MAX_STAGES; j++)
 		hist_reset(&ts->stage[j]);
 	hist_reset(&ts->held);
+	summarise_retrans(ts, t);
 	if (ts->hist_mode) {
 		summarise_bpf(ts, t);
 		return;
@@ -163,6 +195,12 @@ static void trace_counts_kv(const struct trace_summary *ts,
 	kv_uint(out, "trace_transactions", ts->complete);
 	kv_uint(out, "trace_incomplete", ts->incomplete);
 	kv_uint(out, "trace_lost", ts->lost);
+	if (ts->has_retrans) {
+		kv_uint(out, "trace_retransmits", ts->retransmits);
+		kv_uint(out, "trace_retransmitted", ts->retransmitted);
+		if (ts->retrans_partial)
+			kv_uint(out, "trace_retransmitted_partial", 1);
+	}
 	if (!ts->hist_mode) {
 		trace_incomplete_kv(ts, out);
 		kv_uint(out, "trace_records_kept", ts->records_kept);
@@ -215,6 +253,8 @@ void trace_kv_names(const struct trace_summary *ts, struct kv_list *out)
 	kv_str(out, "trace_hooks", "");
 	kv_str(out, "trace_setup_ms", "");
 	kv_str(out, "trace_unreliable", "");
+	if (ts->has_retrans)
+		kv_str(out, "trace_retransmitted_partial", "");
 	if (!ts->hist_mode)
 		kv_str(out, "trace_incomplete_at", "");
 	if (!ts->hist_mode && merge_held_back_side(ts->side))
@@ -291,6 +331,8 @@ static void tail_view(const struct trace_summary *ts, FILE *f)
 		if (r->held_comm[0])
 			fprintf(f, ", CPU %u held by %s[%u]", r->held_cpu,
 				r->held_comm, r->held_pid);
+		if (r->b[NS_B_RETRANS])
+			fputs(", retransmitted", f);
 		fputc(')', f);
 	}
 	fputc('\n', f);
@@ -354,6 +396,11 @@ void trace_table(const struct trace_summary *ts, FILE *f, const char *who)
 	for (b = 0; b < NS_B_COUNT; b++)
 		if (ts->bad_at[b])
 			bad_at_line(ts, b, f);
+	if (ts->retransmits)
+		fprintf(f, "  retransmitted: %s%llu transactions' messages "
+			"(%llu segments)\n", ts->retrans_partial ? "at least " : "",
+			(unsigned long long)ts->retransmitted,
+			(unsigned long long)ts->retransmits);
 	tail_view(ts, f);
 }
 

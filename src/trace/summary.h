@@ -35,6 +35,13 @@ struct trace_summary {
 	uint64_t records_slowest;	/* of them kept for being slowest */
 	uint64_t records_offered;
 	uint64_t bad_at[NS_B_COUNT];
+	/*
+	 * TCP resent bytes of this side (counted: has_retrans): segments,
+	 * and the transactions they touched, of the first NS_RETRANS_LOG
+	 * logged (retrans_partial: more were).
+	 */
+	int has_retrans, retrans_partial;
+	uint64_t retransmits, retransmitted;
 	struct hist held;	/* responses held back: how long, from workers */
 	struct hist stage[NS_MAX_STAGES];
 	struct trace_rec tail[TRACE_TAIL];	/* slowest first */
@@ -63,6 +70,9 @@ void trace_kv(const struct trace_summary *ts, const struct tracer *t,
 /* Every trace key a run of ts's side and mode can print (for -o). */
 void trace_kv_names(const struct trace_summary *ts, struct kv_list *out);
 void trace_table(const struct trace_summary *ts, FILE *f, const char *who);
+/* Put RETRANS into the workers' kept records (src/trace/retrans.h). */
+void trace_mark_retrans(const struct trace_summary *ts, struct tracer *t,
+			struct worker *w, int n);
 /* ts->tail: the TRACE_TAIL longest of the workers' kept records. */
 void trace_find_tail(struct trace_summary *ts, struct worker *w, int n);
 void trace_records_csv(FILE *f, struct worker *w, int n, enum ns_side side);

@@ -14,6 +14,7 @@
 
 #include "../common.h"
 #include "../privs.h"
+#include "stages.h"
 #include "stages.skel.h"
 #include "tracer.h"
 
@@ -37,9 +38,10 @@ struct hook {
 #define ONLY_OBSERVE 2
 #define ONLY_SCHED 3
 #define ONLY_CONNECTIONS 4	/* tcp_crr and observe: BPF makes storage */
+#define ONLY_TCP 5
 
 enum { H_ARRIVAL, H_DATA_READY, H_RECV, H_TCP_SEND, H_XMIT, H_SEND,
-       H_STATE, H_SYSEXIT, H_WAKEUP, H_SWITCH, H_COUNT };
+       H_STATE, H_SYSEXIT, H_WAKEUP, H_SWITCH, H_RETRANS, H_COUNT };
 
 static const struct hook hooks[H_COUNT] = {
 	/* Every packet the machine receives: NETIF_RX. */
@@ -69,6 +71,11 @@ static const struct hook hooks[H_COUNT] = {
 	[H_SWITCH] = { "sched_switch", NULL, "sched_switch", ONLY_SCHED,
 		       "the kernel has no sched_switch tracepoint: ON_CPU is "
 		       "not stamped, so the wake-up counts as busy" },
+	/* Runs only when TCP resends: RETRANS, and the counts. */
+	[H_RETRANS] = { "tcp_retransmit_skb", NULL, "tcp_retransmit_skb",
+			ONLY_TCP, "the kernel has no tcp_retransmit_skb "
+			"tracepoint: retransmissions are not counted or "
+			"marked" },
 };
 
 /* Does this side (and --trace-sched) use hook h? */
@@ -80,6 +87,8 @@ static int used(const struct hook *h, enum ns_side side, int sched)
 		return sched;
 	if (h->only == ONLY_CONNECTIONS)
 		return NS_IS_CRR(side) || NS_IS_OBS(side);
+	if (h->only == ONLY_TCP)
+		return !NS_IS_UDP(side);
 	return 1;
 }
 
@@ -95,6 +104,7 @@ struct tracer {
 	int sched;		/* --trace-sched */
 	int lean;		/* without the recv and send length hooks */
 	int missing[H_COUNT];	/* the kernel lacks its tracepoint */
+	int retrans_err;	/* tcp_retransmit_skb passes the error */
 	int stamp_fd;		/* keeps the kernel stamping packets */
 	/*
 	 * Lean: the flows' part of the `wstamps` map (hist) or the `krecs`
@@ -153,6 +163,25 @@ static int kernel_has(const struct btf *vmlinux, const char *tp)
 	return btf__find_by_name_kind(vmlinux, type, BTF_KIND_TYPEDEF) > 0;
 }
 
+/* The arguments tracepoint tp passes (its BTF prototype's), or -1. */
+static int tp_args(const struct btf *vmlinux, const char *tp)
+{
+	const struct btf_type *p;
+	char type[128];
+	int id;
+
+	snprintf(type, sizeof(type), "btf_trace_%s", tp);
+	id = btf__find_by_name_kind(vmlinux, type, BTF_KIND_TYPEDEF);
+	if (id <= 0)
+		return -1;
+	p = btf__type_by_id(vmlinux, btf__resolve_type(vmlinux, id));
+	if (!p || !btf_is_ptr(p))
+		return -1;
+	p = btf__type_by_id(vmlinux, p->type);
+	/* The first is the tracepoint's own data. */
+	return p && btf_is_func_proto(p) ? btf_vlen(p) - 1 : -1;
+}
+
 /*
  * Which used hooks' tracepoints the kernel lacks. A hook that can be
  * done without is left out with a note; any other ends tracing: 0, or
@@ -166,6 +195,7 @@ static int find_missing(struct tracer *t, char *why, size_t len)
 
 	if (!vmlinux)
 		return 0;
+	t->retrans_err = tp_args(vmlinux, "tcp_retransmit_skb") >= 3;
 	for (i = 0; i < ARRAY_SIZE(hooks); i++) {
 		if (!used(&hooks[i], t->side, t->sched) || hooks[i].fentry ||
 		    kernel_has(vmlinux, hooks[i].tp_btf))
@@ -290,6 +320,7 @@ static struct stages_bpf *open_with(const struct tracer *t,
 	skel->rodata->observe_netns = cfg->observe_netns;
 	skel->rodata->lean = t->lean;
 	skel->rodata->arrival_hook = !t->missing[H_ARRIVAL];
+	skel->rodata->retrans_err = t->retrans_err;
 	if (wcap(t, cfg) && cfg->hist_mode)
 		bpf_map__set_max_entries(skel->maps.wstamps, wcap(t, cfg) *
 					 (cfg->both_ends ? 2 : 1));
@@ -667,6 +698,23 @@ uint64_t tracer_lost(struct tracer *t)
 {
 	return percpu_sum(bpf_map__fd(t->skel->maps.lost),
 			  NS_IS_SERVER(t->side));
+}
+
+int tracer_has_retrans(const struct tracer *t)
+{
+	return used(&hooks[H_RETRANS], t->side, t->sched) &&
+	       !t->missing[H_RETRANS];
+}
+
+uint64_t tracer_retrans(const struct tracer *t,
+			const struct ns_retrans **log, uint32_t *n)
+{
+	uint32_t logged = __atomic_load_n(&t->skel->bss->retrans_n,
+					  __ATOMIC_ACQUIRE);
+
+	*log = t->skel->bss->retrans_log;
+	*n = logged < NS_RETRANS_LOG ? logged : NS_RETRANS_LOG;
+	return t->skel->bss->retrans_segs[NS_IS_SERVER(t->side)];
 }
 
 int tracer_khist(struct tracer *t, int k, struct hist *h)

@@ -98,6 +98,14 @@ void tracer_kcounts(struct tracer *t, uint64_t *timed, uint64_t *incomplete);
 /* Records BPF could not reserve ring space for. */
 uint64_t tracer_lost(struct tracer *t);
 /*
+ * The TCP segments this end retransmitted (exact), and the log of
+ * retransmissions (*n entries at *log, both ends' under --local: each
+ * says its side). Read after the run.
+ */
+int tracer_has_retrans(const struct tracer *t);
+uint64_t tracer_retrans(const struct tracer *t,
+			const struct ns_retrans **log, uint32_t *n);
+/*
  * Run time and runs of the object's programs so far, summed (counted
  * while kernel.bpf_stats is on): 0, or -errno.
  */

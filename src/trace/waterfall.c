@@ -14,6 +14,26 @@ static uint64_t span(const struct waterfall *w, const struct join_rec *c)
 	return c->b[d[n - 1].to] - c->b[d[0].from];
 }
 
+/*
+ * Did TCP resend bytes of this transaction on any hop before its
+ * response reached the client? A server may resend a response the
+ * client had (its ACK lost with the next request): that held up
+ * nothing of this transaction.
+ */
+static int retransmitted(const struct waterfall *w,
+			 const struct join_rec **chain)
+{
+	uint64_t t, by = chain[0]->b[NS_B_NETIF_RX];
+	int i;
+
+	for (i = 0; i < w->n; i++) {
+		t = chain[i]->b[NS_B_RETRANS];
+		if (t && t < by)
+			return 1;
+	}
+	return 0;
+}
+
 static void record_row(const struct waterfall *w,
 		       const struct join_rec **chain)
 {
@@ -24,7 +44,8 @@ static void record_row(const struct waterfall *w,
 	for (i = 0; i < w->plan.nrows; i++)
 		fprintf(w->records, ",%llu",
 			(unsigned long long)join_row_ns(&w->plan, i, chain));
-	fprintf(w->records, ",%llu\n", (unsigned long long)span(w, c));
+	fprintf(w->records, ",%llu,%d\n", (unsigned long long)span(w, c),
+		retransmitted(w, chain));
 }
 
 static void records_header(const struct waterfall *w)
@@ -34,7 +55,7 @@ static void records_header(const struct waterfall *w)
 	fputs("port", w->records);
 	for (i = 0; i < w->plan.nrows; i++)
 		fprintf(w->records, ",%s", w->plan.row[i].name);
-	fputs(",latency\n", w->records);
+	fputs(",latency,retransmitted\n", w->records);
 }
 
 static void keep(struct waterfall *w, const struct join_rec **chain)
@@ -88,6 +109,7 @@ int waterfall_join(struct waterfall *w, int nested)
 			continue;
 		}
 		w->joined++;
+		w->retransmitted += retransmitted(w, chain);
 		for (k = 0; k < w->plan.nrows; k++)
 			hist_add(&w->row[k], join_row_ns(&w->plan, k, chain));
 		hist_add(&w->total, span(w, c));
@@ -144,6 +166,7 @@ void waterfall_kv(const struct waterfall *w, const char *key_prefix,
 	kv_str(out, KEY("joined_by"), join_by_seq(w->t, w->n) ?
 				      "connection_and_seq" : "connection_and_time");
 	kv_uint(out, KEY("mispaired"), w->by_result[JOIN_MISPAIR]);
+	kv_uint(out, KEY("retransmitted"), w->retransmitted);
 #undef KEY
 	for (i = 0; i < w->plan.nrows; i++)
 		stats_kv(&w->row[i], key_prefix, w->plan.row[i].name, out);
@@ -184,6 +207,9 @@ void waterfall_print(const struct waterfall *w, const char *title,
 		fprintf(f, "  mis-paired (the same connection and number "
 			"outside the client's time): %llu\n",
 			(unsigned long long)w->by_result[JOIN_MISPAIR]);
+	if (w->retransmitted)
+		fprintf(f, "  retransmitted (TCP resent bytes on a hop): "
+			"%llu\n", (unsigned long long)w->retransmitted);
 }
 
 void waterfall_free(struct waterfall *w)

@@ -22,6 +22,8 @@ struct waterfall {
 	struct hist *row;	/* one per plan row */
 	struct hist total;	/* the joined transactions' latency */
 	uint64_t joined, by_result[JOIN_RESULTS];
+	/* joined ones where a hop's record has RETRANS: TCP resent bytes */
+	uint64_t retransmitted;
 	/*
 	 * Client records kept as the run's slowest, not of the uniform
 	 * sample: in no figure, only among the report's slowest.

@@ -122,13 +122,96 @@ t_trace_a_dropped_packet_lands_in_remote() {
 	need_root
 	command -v nft > /dev/null || { echo "no nft (nftables)"; exit "$SKIP"; }
 
-	VETH_SETUP=drop_data_both_ways trace_over_veth -l 3
+	SRV_OPTS=--trace-max-records=1000000 VETH_SETUP=drop_data_both_ways \
+		trace_over_veth -l 3 --trace-max-records=1000000
 	met_losses cli.csv remote
 	receive_stages_clean client=cli.csv server=srv.csv
 	# The slowest line names where the time was: the retransmission's
 	# wait, in remote.
 	grep '^  slowest kept:' cli.err | grep -q '^  slowest kept: [0-9.]* us (remote ' ||
 		fail "slowest line: $(grep 'slowest kept' cli.err)"
+	retransmits_named nc$$ client cli.csv
+	retransmits_named ns$$ server srv.csv
+	every_loss_marked cli.csv srv.csv > marked
+	cat marked
+	slowest_line_marks cli.err cli.csv
+	# The waterfall of the two files counts the same transactions.
+	ns join cli.csv server=srv.csv > join.out 2> join.err
+	expect_eq "$(key join.out join_retransmitted)" \
+		"$(awk '{ print $4 }' marked)" "join_retransmitted"
+}
+
+# retransmits_named NETNS SIDE CSV: the side's count of segments TCP
+# resent agrees with the kernel's own counter in its namespace, which
+# holds nothing else that loses packets. The kernel's may be higher by
+# what was resent after the run's programs detached: a flow's message
+# in flight as the run ended, each copy of it lost again (1 in 50).
+# Its count of transactions is that of the records marked RETRANS, but
+# for that message.
+retransmits_named() {
+	local kernel bpf txn marked
+
+	kernel=$(ip netns exec "$1" nstat -saz TcpRetransSegs |
+		 awk '$1 == "TcpRetransSegs" { print $2 }')
+	bpf=$(key out "$2.trace_retransmits")
+	txn=$(key out "$2.trace_retransmitted")
+	marked=$(python3 -c 'import csv, sys
+print(sum(1 for r in csv.DictReader(open(sys.argv[1])) if r["RETRANS"]))' "$3")
+	echo "$2: kernel TcpRetransSegs=$kernel, trace_retransmits=$bpf," \
+		"trace_retransmitted=$txn, records marked=$marked"
+	expect_gt "$bpf" 0 "$2 retransmits"
+	[ "$bpf" -le "$kernel" ] && [ "$kernel" -le $((bpf + 2)) ] ||
+		fail "$2: $bpf segments resent, the kernel counted $kernel"
+	[ "$marked" -le "$txn" ] && [ "$txn" -le $((marked + 1)) ] ||
+		fail "$2: $txn transactions resent, $marked records marked"
+}
+
+# slowest_line_marks ERR CSV: each transaction of the slowest line says
+# "retransmitted" exactly when its record is marked (found by its span).
+slowest_line_marks() {
+	python3 - "$@" <<'PY'
+import csv, re, sys
+line = next(l for l in open(sys.argv[1]) if l.startswith("  slowest kept:"))
+rows = list(csv.DictReader(open(sys.argv[2])))
+for span, said in re.findall(r"([0-9.]+) us \(([^)]*)\)", line):
+    recs = [r for r in rows if "%.1f" % ((int(r["APP_DONE"]) - int(r["APP_SEND"])) / 1e3) == span]
+    assert recs, f"no record of {span} us"
+    assert any(bool(r["RETRANS"]) == ("retransmitted" in said) for r in recs), (span, said)
+print("slowest line:", line.strip())
+PY
+}
+
+# every_loss_marked CLIENT_CSV SERVER_CSV: each client transaction
+# whose packets spent 5 ms or more on the wire (its remote less the
+# server's time from the request's arrival to the response's hand-off:
+# a slow server start is not a loss) had bytes resent: its request (the
+# client's record is marked) or its response (the server's record of
+# the same flow and number is, before the response arrived).
+every_loss_marked() {
+	python3 - "$@" <<'PY'
+import csv, sys
+cli = list(csv.DictReader(open(sys.argv[1])))
+srv = {(r["flow_id"], r["seq"]): r for r in csv.DictReader(open(sys.argv[2]))}
+n = m = 0
+for r in cli:
+    s = srv.get((r["flow_id"], r["seq"]))
+    if not s:
+        continue
+    wire = int(r["remote"]) - (int(s["DEV_XMIT"]) - int(s["NETIF_RX"]))
+    # A response resent after it arrived (its ACK lost with the next
+    # request) held up nothing of this transaction.
+    marked = r["RETRANS"] or (s["RETRANS"] and
+                              int(s["RETRANS"]) < int(r["NETIF_RX"]))
+    m += bool(marked)
+    if wire >= 5e6:
+        n += 1
+        assert marked, f"unmarked: {r}"
+    if r["RETRANS"]:
+        assert int(r["APP_SEND"]) <= int(r["RETRANS"]) <= int(r["APP_DONE"]), r
+    if s["RETRANS"]:
+        assert int(s["DEV_XMIT"]) <= int(s["RETRANS"]), s
+print(f"client transactions marked: {m} (waited 5 ms or more on the wire: {n})")
+PY
 }
 
 # observe takes a request's arrival from the copy TCP took too: with 1
@@ -166,6 +249,23 @@ t_observe_a_dropped_packet_lands_in_no_receive_stage() {
 	awk -v us="$(key cli.out latency_max_us)" 'BEGIN { exit !(us > 5000) }' ||
 		fail "client latency max $(key cli.out latency_max_us) us"
 	receive_stages_clean observed=obs.csv
+	# The responses memcached resent while observed: no more than its
+	# kernel counted over the longer run, each in a marked record or
+	# one not kept.
+	local kernel bpf marked
+	kernel=$(ip netns exec "$b" nstat -saz TcpRetransSegs |
+		 awk '$1 == "TcpRetransSegs" { print $2 }')
+	bpf=$(key obs.out trace_retransmits)
+	marked=$(python3 -c 'import csv, sys
+print(sum(1 for r in csv.DictReader(open(sys.argv[1])) if r["RETRANS"]))' obs.csv)
+	echo "kernel TcpRetransSegs=$kernel, trace_retransmits=$bpf," \
+		"trace_retransmitted=$(key obs.out trace_retransmitted)," \
+		"records marked=$marked"
+	expect_gt "$bpf" 0 "observed retransmits"
+	[ "$bpf" -le "$kernel" ] || fail "$bpf resent, the kernel counted $kernel"
+	expect_gt "$marked" 0 "records marked"
+	[ "$marked" -le "$(key obs.out trace_retransmitted)" ] ||
+		fail "$marked marked"
 }
 
 # With several requests in flight, a dropped segment leaves the ones

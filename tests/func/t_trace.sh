@@ -73,8 +73,9 @@ check_incomplete_reasons() {
 }
 
 # What tcp_rr records attach (docs/stages.md, lean): the wake-up call
-# and the device hand-off, where TCP's own clock reads are taken too.
-LEAN_HOOKS=netif_receive_skb:tp_btf,sk_data_ready:tp_btf,dev_hard_start_xmit:tp_btf
+# and the device hand-off, where TCP's own clock reads are taken too,
+# and the retransmissions (which run only when TCP resends).
+LEAN_HOOKS=netif_receive_skb:tp_btf,sk_data_ready:tp_btf,dev_hard_start_xmit:tp_btf,tcp_retransmit_skb:tp_btf
 
 lean_hooks() {		# OUT SIDE: its trace_hooks, fentry read as tp_btf
 	key "$1" "$2.trace_hooks" | sed 's/fentry/tp_btf/g'
@@ -366,7 +367,8 @@ trace_over_veth() {
 	make_veth "$a" "$b"
 	[ -z "${VETH_SETUP:-}" ] || "$VETH_SETUP" "$a" "$b"
 	ip netns exec "$b" timeout 60 "$NETSTAGE" tcp_rr -L 192.0.2.2 -q \
-		--trace --trace-records=srv.csv > srv.out 2> srv.err &
+		--trace --trace-records=srv.csv ${SRV_OPTS:-} > srv.out \
+		2> srv.err &
 	srv=$!
 	for i in $(seq 100); do
 		ip netns exec "$b" ss -ltn | grep -q 192.0.2.2:12866 && break
@@ -678,12 +680,27 @@ t_trace_without_netif_receive_skb() {
 	NETSTAGE_TRACE_PRETEND_MISSING=netif_receive_skb ns tcp_rr --local \
 		-l 2 -q --trace --trace-records=tr.csv > out 2> err
 	expect_eq "$(lean_hooks out client)" \
-		"netif_receive_skb:none,sk_data_ready:tp_btf,dev_hard_start_xmit:tp_btf" \
+		"netif_receive_skb:none,sk_data_ready:tp_btf,dev_hard_start_xmit:tp_btf,tcp_retransmit_skb:tp_btf" \
 		"hooks"
 	grep -q 'no netif_receive_skb tracepoint: NETIF_RX is the kernel' err
 	check_trace_counts out client softirq_rx
 	check_trace_counts out server softirq_rx
 	$CHECK_TRACE tr.csv tr.server.csv --results out
+}
+
+# Without the tcp_retransmit_skb tracepoint the stages are whole; what
+# is missing is the count, and the run says so rather than print 0.
+t_trace_without_tcp_retransmit_skb() {
+	need_root
+
+	NETSTAGE_TRACE_PRETEND_MISSING=tcp_retransmit_skb ns tcp_rr --local \
+		-l 1 -q --trace > out 2> err
+	expect_eq "$(lean_hooks out client)" \
+		"netif_receive_skb:tp_btf,sk_data_ready:tp_btf,dev_hard_start_xmit:tp_btf,tcp_retransmit_skb:none" \
+		"hooks"
+	grep -q 'no tcp_retransmit_skb tracepoint: retransmissions are not counted' err
+	! grep -q 'trace_retransmit' out
+	check_trace_counts out client
 }
 
 # Responses of several segments, a few in flight: with 8 of 20 KB, TCP
