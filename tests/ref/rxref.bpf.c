@@ -15,6 +15,10 @@
  * per-CPU slots; the stages are booked when the reader's recv()
  * returns (sock_recv_length), out of every stage. A receive that moved
  * CPU (the socket's backlog) is not counted.
+ *
+ * UDP (udp_rr): udp_rx from netif_receive_skb to the wake-up call. A
+ * datagram goes from the one to the other in one call chain on one
+ * CPU, with no other packet in between: its arrival is the CPU's last.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
@@ -43,10 +47,13 @@ struct {
 	__type(value, struct pcpu);
 } cpus SEC(".maps");
 
-/* [side * 2 + stage][bucket]: side 0 client, 1 server; 0 softirq_rx, 1 tcp_rx */
+/*
+ * [stage * 2 + side][bucket]: side 0 client, 1 server; stage 0
+ * softirq_rx, 1 tcp_rx, 2 udp_rx.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 4 * BUCKETS);
+	__uint(max_entries, 6 * BUCKETS);
 	__type(key, __u32);
 	__type(value, __u64);
 } hist SEC(".maps");
@@ -109,10 +116,24 @@ static __always_inline void book(int side, int stage, __u64 d)
 	d /= 10;
 	if (d >= BUCKETS)
 		d = BUCKETS - 1;
-	k = (side * 2 + stage) * BUCKETS + d;
+	k = (stage * 2 + side) * BUCKETS + d;
 	n = bpf_map_lookup_elem(&hist, &k);
 	if (n)
 		(*n)++;
+}
+
+#define IPPROTO_UDP 17
+
+/* A UDP socket of `port`: its side, or -1. */
+static __always_inline int udp_side(const struct sock *sk)
+{
+	if (sk->sk_protocol != IPPROTO_UDP)
+		return -1;
+	if (sk->__sk_common.skc_num == port)
+		return 1;
+	if (sk->__sk_common.skc_dport == __builtin_bswap16(port))
+		return 0;
+	return -1;
 }
 
 SEC("tp_btf/sk_data_ready")
@@ -120,8 +141,20 @@ int BPF_PROG(ref_ready, struct sock *sk)
 {
 	__u64 now = bpf_ktime_get_ns();
 	struct pcpu *c = mine();
+	int side;
 
-	if (!c || c->side < 0)
+	if (!c)
+		return 0;
+	side = udp_side(sk);
+	if (side >= 0) {
+		/* udp_rx: 4 + side, booked apart from the TCP stages. */
+		c->bside = side + 4;
+		c->barrival = c->t[(c->next - 1) % RING];
+		c->bready = now;
+		return 0;
+	}
+	/* No segment of the port at tcp_probe (probe 0: none yet). */
+	if (c->side < 0 || !c->probe)
 		return 0;
 	c->bside = c->side;
 	c->barrival = c->arrival;
@@ -138,9 +171,14 @@ int BPF_PROG(ref_booked, struct sock *sk, int ret, int flags)
 
 	if (!c || !c->bready)
 		return 0;
-	if (c->barrival && c->barrival < c->bprobe)
-		book(c->bside, 0, c->bprobe - c->barrival);
-	book(c->bside, 1, c->bready - c->bprobe);
+	if (c->bside >= 4) {
+		if (c->barrival && c->barrival < c->bready)
+			book(c->bside - 4, 2, c->bready - c->barrival);
+	} else {
+		if (c->barrival && c->barrival < c->bprobe)
+			book(c->bside, 0, c->bprobe - c->barrival);
+		book(c->bside, 1, c->bready - c->bprobe);
+	}
 	c->bready = 0;
 	return 0;
 }

@@ -5,7 +5,7 @@
  *   rxref PORT
  *
  * attaches, prints "attached", and at SIGINT or SIGTERM prints for each
- * side and stage its count, p50 and p90 in us, as key=value lines
+ * side and stage (softirq_rx, tcp_rx; udp_rx) its count, p50 and p90 in us, as key=value lines
  * (client.softirq_rx_p50_us=0.805): what the tests hold netstage's
  * stages against.
  */
@@ -65,8 +65,9 @@ static void print_hist(int fd, int ncpu, int row, const char *name)
 
 int main(int argc, char **argv)
 {
-	static const char *rows[] = { "client.softirq_rx", "client.tcp_rx",
-				      "server.softirq_rx", "server.tcp_rx" };
+	static const char *rows[] = { "client.softirq_rx", "server.softirq_rx",
+				      "client.tcp_rx", "server.tcp_rx",
+				      "client.udp_rx", "server.udp_rx" };
 	struct rxref_bpf *skel;
 	int ncpu = libbpf_num_possible_cpus(), i;
 
@@ -90,7 +91,7 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	while (!stop)
 		pause();
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < 6; i++)
 		print_hist(bpf_map__fd(skel->maps.hist), ncpu, i, rows[i]);
 	rxref_bpf__destroy(skel);
 	return 0;
