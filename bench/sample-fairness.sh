@@ -6,7 +6,8 @@
 # median difference. Issue 38 asks for p50 within 0.5 us and p90 within
 # 1 us.
 #
-#   bench/sample-fairness.sh [-r ROUNDS] [-l SECONDS] [-n N] [-P] (root)
+#   bench/sample-fairness.sh [-r ROUNDS] [-l SECONDS] [-n N] [-P]
+#                            [-w tcp_rr|udp_rr] (root)
 set -u
 unset SUDO_UID SUDO_GID SUDO_USER
 cd "$(dirname "$0")/.." || exit 1
@@ -15,12 +16,14 @@ ROUNDS=5
 LEN=3
 N=10
 PIN="taskset -c 0"
-while getopts "r:l:n:P" opt; do
+WL=tcp_rr
+while getopts "r:l:n:Pw:" opt; do
 	case $opt in
 	r) ROUNDS=$OPTARG ;;
 	l) LEN=$OPTARG ;;
 	n) N=$OPTARG ;;
 	P) PIN="" ;;
+	w) WL=$OPTARG ;;
 	*) exit 2 ;;
 	esac
 done
@@ -31,17 +34,18 @@ OUT=$(mktemp -d /tmp/netstage-fair.XXXXXX)
 trap 'rm -rf "$OUT"' EXIT
 
 for r in $(seq "$ROUNDS"); do
-	$PIN $NS tcp_rr --local -l "$LEN" -q --trace --trace-sample "$N" \
+	$PIN $NS "$WL" --local -l "$LEN" -q --trace --trace-sample "$N" \
 		--trace-records="$OUT/r$r.csv" --trace-max-records 1000000 \
 		> "$OUT/r$r.out" 2> /dev/null || exit 1
 done
-python3 - "$OUT" "$ROUNDS" "$N" "${PIN:-unpinned}" <<'PY'
+python3 - "$OUT" "$ROUNDS" "$N" "${PIN:-unpinned}" "$WL" <<'PY'
 import csv, statistics, sys
-out, rounds, n, pin = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+out, rounds, n, pin, wl = sys.argv[1], int(sys.argv[2]), sys.argv[3], \
+    sys.argv[4], sys.argv[5]
 def pct(v, q):
     return v[int(q * (len(v) - 1))] / 1e3
 d50, d90 = [], []
-print(f"--trace-sample {n}, {pin}: timed transactions against the run (us)")
+print(f"{wl} --trace-sample {n}, {pin}: timed transactions against the run (us)")
 print("round  timed  p50    p90  |  run  p50    p90  |  diff p50   p90")
 for r in range(1, rounds + 1):
     kv = dict(l.rstrip("\n").split("=", 1)

@@ -1579,6 +1579,9 @@ static __always_inline void udp_xmit(struct ns_sk *st, __u64 now)
 	__u64 *sl = slot(st, tx_msg(st));
 	int i;
 
+	/* --trace-sample: a message not timed leaves no stamp to go stale. */
+	if (!sampled(tx_msg(st)))
+		return;
 	if (sl[NS_K_SEND_RET])
 		for (i = 0; i < NS_K_COUNT; i++)
 			sl[i] = 0;

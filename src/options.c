@@ -192,7 +192,7 @@ static const struct opt_def defs[] = {
 	  "100000", 0, 100000000,
 	  "traced transactions kept at most, for --trace-records and scripts" },
 	{ "trace_sample", 0, T_INT, O(trace_sample),
-	  W_TCP_RR | OPT_TRACED_RESULT, "1", 1,
+	  W_TCP_RR | W_UDP_RR | OPT_TRACED_RESULT, "1", 1,
 	  1 << 30,
 	  "with --trace: time one transaction in N per flow (those whose number is a multiple of N); the others cost BPF one lookup per event" },
 	{ "trace_sched", 0, T_BOOL, O(trace_sched), W_RR | W_OBSERVE, NULL, 0, 0,

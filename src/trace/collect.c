@@ -20,7 +20,8 @@ static int on_record(void *ctx, void *data, size_t size)
 		tw->norecord++;
 	memcpy(&tw->rec, data, sizeof(tw->rec));
 	tw->have = 1;
-	return 0;
+	/* Negative: libbpf stops, this record consumed, the next kept. */
+	return tw->one ? -1 : 0;
 }
 
 /* The flow's interval sums, for the stage columns of samples.csv. */
@@ -375,11 +376,15 @@ void trace_worker_take_lean(struct trace_worker *tw, struct flow *f,
 		wait_record(tw, f, seq, u);
 }
 
+static void take_deferred(struct trace_worker *tw);
+
 void trace_worker_end(struct trace_worker *tw)
 {
 	struct trace_late *l;
 	int i;
 
+	if (tw->rb)
+		take_deferred(tw);
 	if (!trace_worker_lean(tw))
 		return;
 	for (i = 0; i < tw->nlate; i++) {
@@ -403,9 +408,58 @@ static int defer_record(const struct trace_worker *tw)
 	       trace_worker_lean(tw);
 }
 
+/*
+ * --trace-sample, a server whose records come by ring (udp_rr; tcp_rr
+ * with the length hooks): as a lean server's, a timed transaction's
+ * record is merged at the worker's next transaction, not while its
+ * client wakes up for the response.
+ */
+static int defer_ring(const struct trace_worker *tw)
+{
+	return tw->sample > 1 && NS_IS_SERVER(tw->side) && tw->rb;
+}
+
+/*
+ * The deferred transaction takes the oldest record in the ring (a
+ * later timed one's may be there behind it). Its flow has numbered on:
+ * the record does not take it back.
+ */
+static void take_deferred(struct trace_worker *tw)
+{
+	struct flow *f = tw->defer_f;
+	uint64_t next;
+
+	if (!f)
+		return;
+	next = f->tr_seq;
+	tw->defer_f = NULL;
+	tw->one = 1;
+	ring_buffer__consume(tw->rb);
+	tw->one = 0;
+	/* Its own record went missing: this one is a later transaction's. */
+	if (tw->have && tw->rec.flow_id == (uint32_t)f->id &&
+	    (uint32_t)tw->rec.seq != (uint32_t)tw->defer_seq) {
+		tw->norecord++;
+		return;
+	}
+	trace_worker_take(tw, f, &tw->defer_u);
+	if (f->tr_seq < next)
+		f->tr_seq = next;
+}
+
 static void done(struct trace_worker *tw, struct flow *f,
 		 const struct ustamps *u, int sampled)
 {
+	if (defer_ring(tw)) {
+		take_deferred(tw);
+		if (sampled) {
+			tw->defer_f = f;
+			tw->defer_u = *u;
+			tw->defer_seq = f->tr_seq;
+		}
+		f->tr_seq++;
+		return;
+	}
 	/* BPF numbers a flow's transactions as f->tr_seq does. */
 	if (!sampled) {
 		f->tr_seq++;

@@ -63,6 +63,15 @@ struct trace_worker {
 	uint64_t cost_ns, cost_n;	/* merges timed, and their time */
 	struct ns_krecord rec;	/* the record read last */
 	int have;
+	int one;		/* read one record from the ring, no more */
+	/*
+	 * --trace-sample, a server whose records come by ring: the timed
+	 * transaction whose record is merged at the worker's next one
+	 * (collect.c, defer_ring()), or NULL, and its stamps.
+	 */
+	struct flow *defer_f;
+	struct ustamps defer_u;
+	uint64_t defer_seq;
 	/*
 	 * Lean tcp_rr records (docs/stages.md) come in each flow's slots
 	 * (flow.kr), not by ring: message m's in slot m & krec_mask, which

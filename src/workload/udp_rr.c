@@ -109,6 +109,11 @@ static void client_read(struct worker *w, struct flow *f)
 		hist_add(f->lat, now - f->t_send);
 		f->t_progress = now;
 		f->transactions++;
+		/*
+		 * BPF numbers the flow's requests as they are sent, lost
+		 * ones too: this is request seq_out - 1, timed or not.
+		 */
+		f->tr_seq = f->seq_out - 1;
 		/* Not the tracer's work in the next request's time (rr.c). */
 		if (w->tw && traced(w, f, f->t_send,
 				    w->t_epoll > f->t_send ? w->t_epoll : 0,

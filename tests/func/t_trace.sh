@@ -794,6 +794,23 @@ check_sampled() {
 	expect_le $((i * 100)) "$t" "$side incomplete <= 1%"
 }
 
+# check_sampled_udp OUT N FLOWS: as check_sampled, for a udp_rr client,
+# whose requests are numbered as sent: a lost one (timed out) takes a
+# number and completes no transaction, so each may move the count by
+# one; and each flow's ceiling may add one.
+check_sampled_udp() {
+	local c t i l s
+
+	c=$(key "$1" client.num_transactions)
+	t=$(key "$1" client.trace_transactions)
+	i=$(key "$1" client.trace_incomplete)
+	l=$(( $(key "$1" client.num_lost) + $(key "$1" client.num_late) ))
+	s=$(((c + $2 - 1) / $2))
+	[ $((t + i)) -ge $((s - l)) ] && [ $((t + i)) -le $((s + l + $3 - 1)) ] ||
+		fail "udp client: $((t + i)) sampled of $c ($l lost or late)"
+	expect_le $((i * 100)) "$t" "udp client incomplete <= 1%"
+}
+
 t_trace_sample_times_one_in_n() {
 	need_root
 	ns tcp_rr --local -l 2 -q --trace --trace-sample 10 \
@@ -825,6 +842,26 @@ assert rows and all(int(r["seq"]) % 9 == 0 for r in rows)' b.csv
 	ns tcp_rr --local -l 2 -q --trace=hist --trace-sample 7 > out 2> err
 	check_sampled out client 7
 	check_sampled out server 7 1
+	# udp_rr: a client numbers its requests as it sends them, a
+	# server the datagrams of its socket; with one flow a socket, the
+	# same transactions on both ends.
+	ns udp_rr --local -l 2 -q --trace --trace-sample 10 \
+		--trace-records=u.csv --trace-max-records=1000000 > out 2> err
+	check_sampled_udp out 10 1
+	check_sampled out server 10
+	$CHECK_TRACE u.csv u.server.csv
+	# Two flows on one server socket: each end a sample of its own.
+	ns udp_rr --local -l 2 -q -F 2 --trace --trace-sample 10 \
+		--trace-records=v.csv --trace-max-records=1000000 > out 2> err
+	check_sampled_udp out 10 2
+	check_sampled out server 10
+	$CHECK_TRACE v.csv
+	$CHECK_TRACE v.server.csv
+	python3 -c 'import csv, sys
+for p in sys.argv[1:]:
+    rows = list(csv.DictReader(open(p)))
+    assert rows and all(int(r["seq"]) % 10 == 0 for r in rows), p' \
+		u.csv u.server.csv v.csv v.server.csv
 }
 
 # Every traced run states its cost: BPF's run time, entering the
@@ -889,9 +926,8 @@ t_trace_sample_bad_input() {
 		grep -q 'trace-sample' err || fail "names the option: $(cat err)"
 	done
 	rc=0
-	ns udp_rr --local -l 1 -q --trace --trace-sample 4 > out 2> err ||
-		rc=$?
-	expect_eq "$rc" 2 "udp_rr has no --trace-sample"
+	ns udp_rr --local -l 1 -q --trace-sample 4 > out 2> err || rc=$?
+	expect_eq "$rc" 2 "udp_rr --trace-sample without --trace"
 }
 
 t_trace_hist_mode_keeps_histograms_in_bpf() {
