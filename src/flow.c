@@ -46,6 +46,7 @@ void flow_free(struct flow *f)
 		free(f->lat);
 	free(f->pend);
 	free(f->sent_at);
+	free(f->sent_seq);
 	free(f->intended_at);
 	free(f);
 }

@@ -55,6 +55,7 @@ struct flow {
 	size_t soff;
 	uint64_t seq_recv;
 	uint64_t *sent_at;
+	uint64_t *sent_seq;	/* udp_rr: each sent_at's request (0: free) */
 	/* --rate: intended send times by sequence, and the next one */
 	uint64_t *intended_at;
 	uint64_t next_intended;

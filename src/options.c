@@ -18,6 +18,7 @@
 #include "stages.h"
 #include "version.h"
 #include "workload.h"
+#include "workload/seq.h"
 
 enum opt_type {
 	T_BOOL,		/* no argument: sets 1 */
@@ -150,8 +151,8 @@ static const struct opt_def defs[] = {
 	  64 << 20, "bytes in a request" },
 	{ "response_size", 'R', T_INT, O(response_size), W_RR, "1", 1,
 	  64 << 20, "bytes in a response" },
-	{ "burst", 0, T_INT, O(burst), W_TCP_RR, "1", 1, 65536,
-	  "requests outstanding per flow (netperf --enable-burst; traced: <= 31)" },
+	{ "burst", 0, T_INT, O(burst), W_TCP_RR | W_UDP_RR, "1", 1, 65536,
+	  "requests outstanding per flow (netperf --enable-burst; traced: <= 31; udp_rr: untraced)" },
 	{ "rate", 0, T_RATE, O(rate), W_TCP_RR, "0", 0, 0,
 	  "open loop: send requests at this rate (all flows, per s; 0: off; traced: <= 31 in flight per flow)" },
 	{ "arrival", 0, T_STR, O(arrival), W_TCP_RR, "poisson", 0, 0,
@@ -635,6 +636,36 @@ static int check_local_hosts(const struct options *o, char *err, size_t len)
 }
 
 /* Options only per-transaction records can serve: --trace (records). */
+/*
+ * udp_rr --burst: responses are told apart by the sequence number they
+ * echo, which needs one (not --raw) and room for the window twice over
+ * (a late response must not pass for an outstanding request). BPF pairs
+ * a UDP response with its request by turn, one in flight: untraced.
+ */
+#define UDP_MAX_BURST 1024
+
+static int udp_burst_refused(const struct options *o, char *err, size_t len)
+{
+	size_t n = seq_width(o->request_size, o->response_size);
+
+	if (o->raw)
+		return fail(err, len, NULL,
+			    "option --burst: udp_rr --raw has no sequence number to tell its responses apart");
+	if (o->trace)
+		return fail(err, len, NULL,
+			    "option --burst: udp_rr --trace times one request in flight per flow");
+	if (n < 8 && (uint64_t)o->burst > (1ULL << (8 * n - 1)))
+		return fail(err, len, NULL,
+			    "option --burst: at most %llu with %zu-byte messages (the sequence number they carry)",
+			    1ULL << (8 * n - 1), n);
+	/* Each response looks through the flow's outstanding requests. */
+	if (o->burst > UDP_MAX_BURST)
+		return fail(err, len, NULL,
+			    "option --burst: udp_rr keeps at most %d requests in flight per flow",
+			    UDP_MAX_BURST);
+	return 0;
+}
+
 static int needs_records(const struct options *o, char *err, size_t len)
 {
 	const struct {
@@ -750,6 +781,9 @@ int options_validate(struct options *o, char *err, size_t len)
 		return fail(err, len, NULL,
 			    "option --burst: not with --io-mode %s",
 			    io_modes[o->io_mode]);
+	if (o->workload == W_UDP_RR && o->burst > 1 &&
+	    udp_burst_refused(o, err, len))
+		return -1;
 	if (o->burst > NS_MAX_BURST && o->trace)
 		return fail(err, len, NULL,
 			    "option --burst: --trace times at most %d requests in flight per flow",

@@ -1,14 +1,16 @@
 /*
- * Request/response over UDP. One request in flight per flow; a request
- * that has no response within --rr-timeout is counted lost and the flow
- * sends the next one, so loss never stalls a flow. Each request carries
- * a sequence number (in its first min(8, request, response size) bytes)
- * that the server echoes, so a late response is never matched to a
- * later request: it is counted late and dropped.
+ * Request/response over UDP. --burst N requests in flight per flow (1
+ * by default); a request that has no response within --rr-timeout is
+ * counted lost and the flow sends another in its place, so loss never
+ * stalls a flow. Each request carries a sequence number (in its first
+ * min(8, request, response size) bytes) that the server echoes: a
+ * response answers the outstanding request of its number, and one that
+ * answers none (its request timed out) is counted late and dropped.
  *
- * --trace: a datagram read in the same batch as an earlier one had no
- * epoll wait of its own, so only the batch's first read carries the
- * epoll return; the others' wake-up stage is 0 (merge.h).
+ * --trace (one request in flight): a datagram read in the same batch as
+ * an earlier one had no epoll wait of its own, so only the batch's
+ * first read carries the epoll return; the others' wake-up stage is 0
+ * (merge.h).
  */
 #include <errno.h>
 #include <string.h>
@@ -22,7 +24,6 @@
 #include "../worker.h"
 #include "seq.h"
 
-enum { URR_WAITING = 1 };
 
 /* Calls per readiness event at most, so one flow cannot starve others. */
 #define BURST 16
@@ -53,6 +54,29 @@ static int traced(struct worker *w, struct flow *f, uint64_t sent,
 	return trace_worker_done(w->tw, f, &u);
 }
 
+/*
+ * Requests in flight per flow: each outstanding one has an entry, its
+ * number in sent_seq (0: the entry is free) and its send time in
+ * sent_at. Answers and timeouts free entries in any order.
+ */
+static int window(const struct run_shared *rs)
+{
+	return rs->o->burst;
+}
+
+static void outstanding(const struct run_shared *rs, struct flow *f,
+			uint64_t seq, uint64_t now)
+{
+	int i;
+
+	for (i = 0; i < window(rs); i++)
+		if (!f->sent_seq[i]) {
+			f->sent_seq[i] = seq;
+			f->sent_at[i] = now;
+			return;
+		}
+}
+
 static void send_request(struct worker *w, struct flow *f, uint64_t now)
 {
 	const struct run_shared *rs = w->rs;
@@ -61,14 +85,32 @@ static void send_request(struct worker *w, struct flow *f, uint64_t now)
 	f->seq_out++;
 	seq_put(w->buf, seq_bytes(rs), f->seq_out);
 	f->t_send = now;
-	f->deadline = now + (uint64_t)rs->o->rr_timeout * 1000000;
-	f->state = URR_WAITING;
+	outstanding(rs, f, f->seq_out, now);
 	r = io_send(w, f->fd, rs->raw ? rs->raw->req : w->buf,
 		    rs->request_size, MSG_DONTWAIT);
 	if (r < 0)
 		worker_error(w, errno);	/* refused or full: it will time out */
 	else
 		f->bytes_written += r;
+}
+
+/*
+ * Does a response carrying seq (its low n bytes) answer an outstanding
+ * request? If so, that request is no longer outstanding and f->t_send
+ * is when it went.
+ */
+static int answered(const struct run_shared *rs, struct flow *f,
+		    uint64_t seq, size_t n)
+{
+	int i;
+
+	for (i = 0; i < window(rs); i++)
+		if (f->sent_seq[i] && seq_trunc(f->sent_seq[i], n) == seq) {
+			f->t_send = f->sent_at[i];
+			f->sent_seq[i] = 0;
+			return 1;
+		}
+	return 0;
 }
 
 static void client_read(struct worker *w, struct flow *f)
@@ -96,9 +138,7 @@ static void client_read(struct worker *w, struct flow *f)
 				trace_worker_drop(w->tw);
 			continue;
 		}
-		if (!response_sized(rs, r) ||
-		    seq != seq_trunc(f->seq_out, n) ||
-		    f->state != URR_WAITING) {
+		if (!response_sized(rs, r) || !answered(rs, f, seq, n)) {
 			f->late++;
 			if (w->tw)
 				trace_worker_drop(w->tw);
@@ -163,8 +203,14 @@ static void server_read(struct worker *w, struct flow *f)
 
 static void urr_start(struct worker *w, struct flow *f)
 {
+	int i;
+
 	worker_arm(w, f, EPOLLIN);
-	if (w->rs->is_client)
+	if (!w->rs->is_client)
+		return;
+	f->sent_at = xcalloc(window(w->rs), sizeof(*f->sent_at));
+	f->sent_seq = xcalloc(window(w->rs), sizeof(*f->sent_seq));
+	for (i = 0; i < window(w->rs); i++)
 		send_request(w, f, now_ns());
 }
 
@@ -176,10 +222,37 @@ static void urr_event(struct worker *w, struct flow *f, uint32_t events)
 		server_read(w, f);
 }
 
+/*
+ * Time out f's requests, each replaced by a new one; the earliest
+ * deadline left, or 0.
+ */
+static uint64_t flow_tick(struct worker *w, struct flow *f, uint64_t now)
+{
+	uint64_t timeout = (uint64_t)w->rs->o->rr_timeout * 1000000;
+	uint64_t next = 0, due;
+	int i;
+
+	for (i = 0; i < window(w->rs); i++) {
+		if (!f->sent_seq[i])
+			continue;
+		due = f->sent_at[i] + timeout;
+		if (now >= due) {
+			/* Its entry is free for the request in its place. */
+			f->sent_seq[i] = 0;
+			f->lost++;
+			send_request(w, f, now);
+			due = now + timeout;
+		}
+		if (!next || due < next)
+			next = due;
+	}
+	return next;
+}
+
 /* Time out requests; return the earliest deadline left (0: none). */
 static uint64_t urr_tick(struct worker *w, uint64_t now)
 {
-	uint64_t next = 0;
+	uint64_t next = 0, d;
 	int i;
 
 	if (!w->rs->is_client)
@@ -187,14 +260,11 @@ static uint64_t urr_tick(struct worker *w, uint64_t now)
 	for (i = 0; i < w->nflows; i++) {
 		struct flow *f = w->flows[i];
 
-		if (!f->open || f->state != URR_WAITING)
+		if (!f->open || !f->sent_seq)
 			continue;
-		if (now >= f->deadline) {
-			f->lost++;
-			send_request(w, f, now);
-		}
-		if (!next || f->deadline < next)
-			next = f->deadline;
+		d = flow_tick(w, f, now);
+		if (d && (!next || d < next))
+			next = d;
 	}
 	return next;
 }

@@ -538,6 +538,33 @@ t_udp_rr_counts_agree_without_loss() {
 	expect_usage_error "datagrams" udp_rr -Q 70000
 }
 
+# --burst: several requests in flight per flow, each response matched by
+# the sequence number it echoes. On loopback none is lost or late, the
+# server answered every request the client saw answered, plus at most
+# the ones in flight, and the window makes the flow faster than one
+# request at a time would (the server answers each at once).
+t_udp_rr_burst_keeps_requests_in_flight() {
+	local one
+
+	ns udp_rr --local -l 1 -q -F 2 --rr-timeout=1000 > out
+	one=$(key out client.num_transactions)
+	ns udp_rr --local -l 1 -q -F 2 --burst 8 --rr-timeout=1000 > out
+	check_rr_counts out 2 8
+	expect_eq "$(key out client.num_lost)" 0 "lost on loopback"
+	expect_eq "$(key out client.num_late)" 0 "late on loopback"
+	expect_gt "$(key out client.num_transactions)" "$one" "more with 8"
+	c=$(key out client.num_transactions)
+	expect_eq "$(key out client.bytes_read)" "$c" "one byte a response"
+	expect_usage_error "udp_rr --trace times one request in flight" \
+		udp_rr --local --burst 4 --trace
+	expect_usage_error "no sequence number" udp_rr -c -H 127.0.0.1 \
+		--raw --burst 4
+	expect_usage_error "at most 128 with 1-byte messages" udp_rr \
+		--local --burst 129
+	expect_usage_error "at most 1024 requests in flight" udp_rr --local \
+		--burst 1025 -Q 8 -R 8
+}
+
 t_tcp_stream_bytes_agree_exactly() {
 	ns tcp_stream --local -l 1 -q -F 3 -T 2 > out
 	w=$(key out client.bytes_written)

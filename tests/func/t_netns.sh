@@ -69,6 +69,27 @@ t_udp_rr_counts_a_known_share_of_loss() {
 	check_trace_counts out server udp_rx 5
 	$CHECK_TRACE cli.csv
 	$CHECK_TRACE srv.csv
+	# Eight in flight: each lost request is timed out on its own, and
+	# the rest of the window goes on.
+	ip netns exec "$b" timeout 60 "$NETSTAGE" udp_rr -L 192.0.2.2 -q \
+		> srv.out 2> srv.err &
+	srv=$!
+	for i in $(seq 100); do
+		ip netns exec "$b" ss -ltn | grep -q 192.0.2.2:12866 && break
+		sleep 0.05
+	done
+	ip netns exec "$a" timeout 60 "$NETSTAGE" udp_rr -c -H 192.0.2.2 \
+		-l 3 -q --rr-timeout=10 --burst 8 > cli.out 2> cli.err
+	wait "$srv"
+	c=$(key cli.out num_transactions)
+	s=$(key srv.out num_transactions)
+	late=$(key cli.out num_late)
+	expect_le $((c + late)) "$s" "burst: client + late <= server"
+	expect_le "$s" $((c + late + 8)) "burst: server <= client + late + 8"
+	pct=$(key cli.out loss_percent)
+	python3 -c 'import sys; p = float(sys.argv[1]); assert 5 <= p <= 15, p' \
+		"$pct"
+	echo "burst 8: loss_percent=$pct of $((c + $(key cli.out num_lost))) requests"
 }
 
 # drop_in NS RULE: drop one in 50 of the packets RULE matches on NS's
