@@ -464,6 +464,12 @@ static int setup_worker(struct worker *w, struct run_shared *rs, char *err,
 		}
 		w->tw->sample = rs->o->trace_sample;
 		w->tw->cost = &rs->cost;
+		/* The untimed transactions are a control group. */
+		if (rs->is_client && rs->o->trace_sample > 1) {
+			w->tw->inrun = xcalloc(1, sizeof(*w->tw->inrun));
+			inrun_init(w->tw->inrun, rs->t_start,
+				   (uint64_t)rs->o->test_length * NSEC_PER_SEC);
+		}
 	}
 	if (io_thread_per_flow(rs->o->io_mode))
 		return 0;

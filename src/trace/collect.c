@@ -483,6 +483,10 @@ int trace_worker_done(struct trace_worker *tw, struct flow *f,
 	int sampled = trace_worker_sampled(tw, f);
 	uint64_t t0;
 
+	if (tw->inrun && u->app_done > u->app_send)
+		inrun_add(tw->inrun, u->app_done, u->app_done - u->app_send,
+			  sampled);
+
 	if (!tw->cost || !trace_cost_timing(tw->cost)) {
 		done(tw, f, u, sampled);
 		return sampled;
@@ -646,6 +650,7 @@ void trace_worker_free(struct trace_worker *tw)
 {
 	ring_buffer__free(tw->rb);
 	free(tw->late);
+	free(tw->inrun);
 	tw->late = NULL;
 	bottomk_free(&tw->keep);
 	free(tw->recs);

@@ -16,6 +16,7 @@
 #include "../hist.h"
 #include "bottomk.h"
 #include "cost.h"
+#include "inrun.h"
 #include "merge.h"
 #include "msgnum.h"
 
@@ -72,6 +73,8 @@ struct trace_worker {
 	struct flow *defer_f;
 	struct ustamps defer_u;
 	uint64_t defer_seq;
+	/* --trace-sample, a client: timed against untimed latencies, or NULL */
+	struct inrun *inrun;
 	/*
 	 * Lean tcp_rr records (docs/stages.md) come in each flow's slots
 	 * (flow.kr), not by ring: message m's in slot m & krec_mask, which

@@ -1,4 +1,5 @@
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../common.h"
@@ -66,6 +67,31 @@ void trace_mark_retrans(const struct trace_summary *ts, struct tracer *t,
 				     log, nlog);
 }
 
+/* --trace-sample, a client: its workers' control group, together. */
+static void summarise_inrun(struct trace_summary *ts, struct worker *w,
+			    int n)
+{
+	struct inrun *all = NULL;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (!w[i].tw || !w[i].tw->inrun)
+			continue;
+		if (!all) {
+			all = xcalloc(1, sizeof(*all));
+			*all = *w[i].tw->inrun;
+		} else {
+			inrun_merge(all, w[i].tw->inrun);
+		}
+	}
+	if (!all)
+		return;
+	ts->has_inrun = inrun_cost(all, &ts->inrun) ? 2 : 1;
+	if (!ts->inrun.timed || !ts->inrun.untimed)
+		ts->has_inrun = 0;
+	free(all);
+}
+
 /* --trace=hist: the histograms and counts are BPF's. */
 static void summarise_bpf(struct trace_summary *ts, struct tracer *t)
 {
@@ -113,6 +139,7 @@ void trace_summarise(struct trace_summary *ts, struct tracer *t,
 	}
 	ts->incomplete = ts->missing + ts->disorder + ts->norecord;
 	ts->lost = t ? tracer_lost(t) : 0;
+	summarise_inrun(ts, w, n);
 }
 
 /*
@@ -227,6 +254,24 @@ static void trace_counts_kv(const struct trace_summary *ts,
 	}
 }
 
+static const char *const inrun_keys[] = {
+	"trace_cost_inrun_ns", "trace_cost_inrun_lo_ns",
+	"trace_cost_inrun_hi_ns", "trace_cost_inrun_tenths",
+};
+
+/* The control group's figure, with its interval when there is one. */
+static void inrun_kv(const struct trace_summary *ts, struct kv_list *out)
+{
+	if (!ts->has_inrun)
+		return;
+	kv_num(out, inrun_keys[0], ts->inrun.p50_ns, 0);
+	if (ts->has_inrun == 1) {
+		kv_num(out, inrun_keys[1], ts->inrun.lo_ns, 0);
+		kv_num(out, inrun_keys[2], ts->inrun.hi_ns, 0);
+	}
+	kv_int(out, inrun_keys[3], ts->inrun.blocks);
+}
+
 void trace_kv(const struct trace_summary *ts, const struct tracer *t,
 	      const char *off_reason, uint64_t transactions,
 	      struct kv_list *out)
@@ -241,6 +286,7 @@ void trace_kv(const struct trace_summary *ts, const struct tracer *t,
 	kv_num(out, "trace_setup_ms", tracer_setup_ns(t) / 1e6, 3);
 	if (ts->cost)
 		trace_cost_kv(ts->cost, ts->user_ns, out);
+	inrun_kv(ts, out);
 	trace_counts_kv(ts, transactions, out);
 }
 
@@ -255,6 +301,9 @@ void trace_kv_names(const struct trace_summary *ts, struct kv_list *out)
 	kv_str(out, "trace_unreliable", "");
 	if (ts->has_retrans)
 		kv_str(out, "trace_retransmitted_partial", "");
+	if (ts->sample > 1 && !NS_IS_SERVER(ts->side))
+		for (i = 0; i < ARRAY_SIZE(inrun_keys); i++)
+			kv_str(out, inrun_keys[i], "");
 	if (!ts->hist_mode)
 		kv_str(out, "trace_incomplete_at", "");
 	if (!ts->hist_mode && merge_held_back_side(ts->side))
@@ -358,6 +407,19 @@ static void bad_at_line(const struct trace_summary *ts, int b, FILE *f)
 	fputc('\n', f);
 }
 
+/* " (95%: lo..hi us, N tenths)", or "" without an interval. */
+static const char *inrun_interval(const struct trace_summary *ts)
+{
+	static char buf[96];
+
+	if (ts->has_inrun != 1)
+		return "";
+	snprintf(buf, sizeof(buf), " (95%%: %+.2f..%+.2f us, %d tenths)",
+		 ts->inrun.lo_ns / 1e3, ts->inrun.hi_ns / 1e3,
+		 ts->inrun.blocks);
+	return buf;
+}
+
 void trace_table(const struct trace_summary *ts, FILE *f, const char *who)
 {
 	const struct stage_def *d = trace_stage_defs(ts);
@@ -396,6 +458,10 @@ void trace_table(const struct trace_summary *ts, FILE *f, const char *who)
 	for (b = 0; b < NS_B_COUNT; b++)
 		if (ts->bad_at[b])
 			bad_at_line(ts, b, f);
+	if (ts->has_inrun)
+		fprintf(f, "  timing a transaction, in this run: its p50 "
+			"%+.2f us over the untimed ones'%s\n",
+			ts->inrun.p50_ns / 1e3, inrun_interval(ts));
 	if (ts->retransmits)
 		fprintf(f, "  retransmitted: %s%llu transactions' messages "
 			"(%llu segments)\n", ts->retrans_partial ? "at least " : "",

@@ -41,6 +41,12 @@ struct trace_summary {
 	 * logged (retrans_partial: more were).
 	 */
 	int has_retrans, retrans_partial;
+	/*
+	 * --trace-sample, a client: timed p50 less untimed p50, in the run
+	 * (src/trace/inrun.h); has_inrun 1 with its interval, 2 without.
+	 */
+	int has_inrun;
+	struct inrun_cost inrun;
 	uint64_t retransmits, retransmitted;
 	struct hist held;	/* responses held back: how long, from workers */
 	struct hist stage[NS_MAX_STAGES];

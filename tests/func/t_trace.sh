@@ -811,6 +811,33 @@ check_sampled_udp() {
 	expect_le $((i * 100)) "$t" "udp client incomplete <= 1%"
 }
 
+# check_inrun OUT CSV: the client's in-run cost of timing (the timed
+# p50 less the untimed p50, trace_cost_inrun_ns) has its interval around
+# it, every tenth of the run gave both groups, and it agrees with what
+# netstage did not compute it from: the records' own p50 (the timed
+# transactions, exact) less it is the untimed p50, which the run's whole
+# histogram (nine in ten of them untimed) must sit near. 0.25 us: the
+# histograms' buckets (0.4% of ~30 us) and the tenth the timed add.
+check_inrun() {
+	python3 - "$@" <<'PY'
+import csv, sys
+kv = dict(l.rstrip("\n").split("=", 1) for l in open(sys.argv[1]) if "=" in l)
+p = "client.trace_cost_inrun_"
+ns, lo, hi = (float(kv[p + k]) for k in ("ns", "lo_ns", "hi_ns"))
+assert lo <= ns <= hi, (lo, ns, hi)
+assert kv[p + "tenths"] == "10", kv[p + "tenths"]
+lat = sorted(int(r["APP_DONE"]) - int(r["APP_SEND"])
+             for r in csv.DictReader(open(sys.argv[2])))
+timed = lat[(len(lat) + 1) // 2 - 1] / 1e3
+untimed = timed - ns / 1e3
+run = float(kv["client.latency_p50_us"])
+print(f"in-run cost {ns:.0f} ns [{lo:.0f}, {hi:.0f}]: timed p50 {timed:.3f}"
+      f" us, so untimed {untimed:.3f}; the run's p50 {run:.3f}")
+assert untimed - 0.25 <= run <= timed + 0.25, (untimed, run, timed)
+PY
+	! grep -q '^server.trace_cost_inrun' "$1"
+}
+
 t_trace_sample_times_one_in_n() {
 	need_root
 	ns tcp_rr --local -l 2 -q --trace --trace-sample 10 \
@@ -830,6 +857,7 @@ for path in sys.argv[1:]:
     # One flow: 0, 10, 20, ... less those counted incomplete.
     assert len(set(seqs)) == len(seqs), path
 PY
+	check_inrun out tr.csv
 	# In flight: each of 8 requests per flow is its own message.
 	ns tcp_rr --local -l 2 -q -F 3 -T 2 --burst 8 --trace \
 		--trace-sample 9 --trace-records=b.csv > out 2> err
