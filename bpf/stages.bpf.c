@@ -259,6 +259,30 @@ struct {
 	__type(value, __u64);
 } lost SEC(".maps");
 
+/*
+ * While `counting`: each program's runs for this run's own packets (of
+ * the data port), sockets (registered) and threads, by enum ns_prog.
+ * The cost charges these; other processes' traffic runs the programs
+ * too, at the same price a run, but is not this run's.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, NS_P_COUNT);
+	__type(key, __u32);
+	__type(value, __u64);
+} own_runs SEC(".maps");
+
+static __always_inline void own(__u32 prog)
+{
+	__u64 *n;
+
+	if (!counting)
+		return;
+	n = bpf_map_lookup_elem(&own_runs, &prog);
+	if (n)
+		(*n)++;
+}
+
 static __always_inline struct ns_sk *lookup(const struct sock *sk)
 {
 	return bpf_sk_storage_get(&socks, (struct sock *)sk, 0, 0);
@@ -664,6 +688,11 @@ static __always_inline void note_arrival(const struct sk_buff *skb, __u64 now)
 		return;
 	}
 	if (proto == IPPROTO_UDP) {
+		/* A UDP header's ports are where TCP's are. */
+		th = ro_cast((void *)(net + off), struct tcphdr);
+		if (th->dest == bpf_htons(data_port) ||
+		    th->source == bpf_htons(data_port))
+			own(NS_P_ARRIVAL);
 		k = ARRIVAL_SLOTS + (low32(skb) >> 8) % ARRIVAL_SLOTS;
 		e = bpf_map_lookup_elem(&arrivals, &k);
 		if (e)
@@ -673,6 +702,8 @@ static __always_inline void note_arrival(const struct sk_buff *skb, __u64 now)
 	if (proto != IPPROTO_TCP)
 		return;
 	th = ro_cast((void *)(net + off), struct tcphdr);
+	if (th->dest == bpf_htons(data_port) || th->source == bpf_htons(data_port))
+		own(NS_P_ARRIVAL);
 	len = (__s64)skb->len - off - th->doff * 4;
 	/*
 	 * A pure ACK carries no message, and its number is that of the
@@ -1095,6 +1126,7 @@ int BPF_PROG(sk_data_ready, const struct sock *sk)
 	/* `side`, not st->side: the verifier drops these when not observing. */
 	if (!st)
 		return NS_IS_OBS(side) ? obs_late(sk) : 0;
+	own(NS_P_DATA_READY);
 	if (NS_IS_UDP(st->side))
 		return udp_ready(sk, st, now);
 	if (NS_IS_OBS(side))
@@ -1205,6 +1237,7 @@ static __always_inline int message_part(struct sock *sk, int ret, int rx)
 
 	if (!st)
 		return 0;
+	own(rx ? NS_P_RECV : NS_P_SEND);
 	if (NS_IS_OBS(side))
 		return rx ? obs_read(st) : obs_sent(st);
 	end = st->side & 1;
@@ -1285,6 +1318,8 @@ int BPF_PROG(tcp_sendmsg_locked, const struct sock *sk, const struct msghdr *msg
 	if (empty)
 		return 0;
 	st = lookup(sk);
+	if (st)
+		own(NS_P_TCP_SEND);
 	return st ? obs_send(sk, st) : obs_forward(sk);
 }
 
@@ -1599,6 +1634,7 @@ static __always_inline int dev_xmit(const struct sk_buff *skb)
 	st = lookup(sk);
 	if (!st)
 		return 0;
+	own(NS_P_XMIT);
 	if (NS_IS_UDP(st->side))
 		udp_xmit(st, bpf_ktime_get_ns());
 	else if (NS_IS_OBS(side))
@@ -1704,6 +1740,7 @@ int BPF_PROG(tcp_retransmit_skb, const struct sock *sk,
 	st = lookup(sk);
 	if (!st)
 		return 0;
+	own(NS_P_RETRANS);
 	cb = ro_cast((void *)skb->cb, struct tcp_skb_cb);
 	segs = cb->tcp_gso_segs ? cb->tcp_gso_segs : 1;
 	__sync_fetch_and_add(&retrans_segs[st->side & 1], segs);
@@ -1740,6 +1777,9 @@ int BPF_PROG(inet_sock_set_state, const struct sock *sk, const int oldstate,
 
 	if (empty)
 		return 0;
+	if (sk->__sk_common.skc_num == data_port ||
+	    sk->__sk_common.skc_dport == bpf_htons(data_port))
+		own(NS_P_STATE);
 	if (newstate == TCP_SYN_SENT) {
 		st = lookup(sk);
 		if (!st && NS_IS_CRR(side) && serves(0) &&
@@ -1835,6 +1875,7 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 	if (ret <= 0 || empty || !is_poll(syscall_nr(regs)) ||
 	    !observed_task())
 		return 0;
+	own(NS_P_SYSEXIT);
 	t = bpf_task_storage_get(&obs_tasks, bpf_get_current_task_btf(), 0,
 				 BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (t)
@@ -1892,6 +1933,7 @@ int BPF_PROG(sched_wakeup, struct task_struct *p)
 		return 0;
 	w = sched_of(p);
 	if (w) {
+		own(NS_P_WAKEUP);
 		w->woken = bpf_ktime_get_ns();
 		w->on_cpu = 0;
 	}
@@ -1908,6 +1950,8 @@ int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev,
 	if (empty)
 		return 0;
 	w = sched_of(next);
+	if (w)
+		own(NS_P_SWITCH);
 	if (!w || !w->woken || w->on_cpu)
 		return 0;
 	w->on_cpu = bpf_ktime_get_ns();

@@ -214,6 +214,18 @@ enum ns_side {
 /* Stages of a side at most (a tcp_crr client's with --trace-sched: 14). */
 #define NS_MAX_STAGES 16
 
+/*
+ * The programs, one per hook (src/trace/tracer.c lists them in this
+ * order): each counts its runs for this run's own packets, sockets and
+ * threads while the cost is measured (src/trace/cost.h), so that the
+ * cost charges those and not other processes' traffic.
+ */
+enum ns_prog {
+	NS_P_ARRIVAL, NS_P_DATA_READY, NS_P_RECV, NS_P_TCP_SEND, NS_P_XMIT,
+	NS_P_SEND, NS_P_STATE, NS_P_SYSEXIT, NS_P_WAKEUP, NS_P_SWITCH,
+	NS_P_RETRANS, NS_P_COUNT
+};
+
 /* Workers that can be traced, and each one's ring buffer. */
 #define NS_MAX_RINGS 256
 #define NS_RING_BYTES (1 << 20)

@@ -27,10 +27,39 @@ static int wait_until(struct trace_cost *c, uint64_t until)
 	return stop ? -1 : 0;
 }
 
+/*
+ * What the window's program runs cost this run: each program's run
+ * time per run times its runs for this run's own packets, sockets and
+ * threads; and the runs left out (other processes').
+ */
+static void charge(struct trace_cost *c, const struct tracer_stats *a,
+		   const struct tracer_stats *b)
+{
+	double ns = 0;
+	uint64_t runs, own;
+	int i;
+
+	c->runs = c->foreign_runs = 0;
+	for (i = 0; i < NS_P_COUNT; i++) {
+		runs = b->runs[i] - a->runs[i];
+		own = b->own[i] - a->own[i];
+		if (!runs)
+			continue;
+		/* A run counted own and not timed (bpf_stats racing) */
+		if (own > runs)
+			own = runs;
+		ns += (double)(b->run_ns[i] - a->run_ns[i]) * own / runs;
+		c->runs += own;
+		c->foreign_runs += runs - own;
+	}
+	c->run_ns = (uint64_t)ns;
+}
+
 static void *measure(void *arg)
 {
 	struct trace_cost *c = arg;
-	uint64_t t0 = now_ns(), ns0, runs0, n0, ns1, runs1;
+	struct tracer_stats s0, s1;
+	uint64_t t0 = now_ns(), n0;
 	int fd;
 
 	if (wait_until(c, t0 + c->delay_ns))
@@ -47,21 +76,20 @@ static void *measure(void *arg)
 	 * CPU), then adds runs of transactions not counted, never counts
 	 * transactions whose runs it missed.
 	 */
-	if (tracer_run_stats(c->t, &ns0, &runs0))
+	if (tracer_stats(c->t, &s0))
 		c->error = "the programs' run time cannot be read";
 	n0 = tracer_done(c->t);
 	__atomic_store_n(&c->timing, 1, __ATOMIC_RELAXED);
 	wait_until(c, now_ns() + c->window_ns);
 	__atomic_store_n(&c->timing, 0, __ATOMIC_RELAXED);
 	c->transactions = tracer_done(c->t) - n0;
-	if (!c->error && tracer_run_stats(c->t, &ns1, &runs1))
+	if (!c->error && tracer_stats(c->t, &s1))
 		c->error = "the programs' run time cannot be read";
 	tracer_counting(c->t, 0);
 	close(fd);
 	if (c->error)
 		return NULL;
-	c->run_ns = ns1 - ns0;
-	c->runs = runs1 - runs0;
+	charge(c, &s0, &s1);
 	c->done = c->transactions > 0;
 	if (!c->done)
 		c->error = "no transaction completed while it was measured";
@@ -113,8 +141,8 @@ void trace_cost_finish(struct trace_cost *c)
 
 static const char *const names[] = {
 	"trace_cost_ns", "trace_cost_bpf_ns", "trace_cost_entry_ns",
-	"trace_cost_user_ns", "trace_cost_runs", "trace_cost_window_ms",
-	"trace_cost_covers", "trace_cost_error",
+	"trace_cost_user_ns", "trace_cost_runs", "trace_cost_foreign_runs",
+	"trace_cost_window_ms", "trace_cost_covers", "trace_cost_error",
 };
 
 void trace_cost_kv(const struct trace_cost *c, double user_ns,
@@ -143,6 +171,7 @@ void trace_cost_kv(const struct trace_cost *c, double user_ns,
 		kv_num(out, "trace_cost_entry_ns", entry, 0);
 	kv_num(out, "trace_cost_user_ns", user_ns, 0);
 	kv_num(out, "trace_cost_runs", runs, 2);
+	kv_num(out, "trace_cost_foreign_runs", c->foreign_runs / n, 2);
 	kv_num(out, "trace_cost_window_ms", c->window_ns / 1e6, 0);
 	kv_str(out, "trace_cost_covers",
 	       tracer_both_ends(c->t) ? "both_ends" : "this_end");

@@ -5,8 +5,10 @@
  * clock reads to every program run, so only then), has BPF count the
  * transactions each end completes and the workers time their reading
  * and merging of records (two clock reads a transaction), then switches
- * all that off. Per transaction of the window: the programs' run time,
- * less what bpf_stats adds to it; entering the programs, which
+ * all that off. Per transaction of the window: the programs' run time
+ * for this run's own packets, sockets and threads (a program's time a
+ * run times its own runs: other processes' traffic runs it too), less
+ * what bpf_stats adds to it; entering the programs, which
  * bpf_stats does not see, as runs times the cost of one entry
  * (calibrated when the tracer opens); and the merges.
  */
@@ -30,8 +32,11 @@ struct trace_cost {
 	int stop;		/* the test ended: measure no more */
 	uint64_t delay_ns, window_ns;
 	int timing;		/* workers time their merges now */
-	/* the window's, once done */
-	uint64_t run_ns, runs, transactions;
+	/*
+	 * the window's, once done: the run time and runs charged to this
+	 * run (its own packets, sockets, threads), the runs left out
+	 */
+	uint64_t run_ns, runs, foreign_runs, transactions;
 	int done;
 	const char *error;	/* why there is no figure */
 };

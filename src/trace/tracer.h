@@ -106,10 +106,16 @@ int tracer_has_retrans(const struct tracer *t);
 uint64_t tracer_retrans(const struct tracer *t,
 			const struct ns_retrans **log, uint32_t *n);
 /*
- * Run time and runs of the object's programs so far, summed (counted
- * while kernel.bpf_stats is on): 0, or -errno.
+ * By program (enum ns_prog): run time and runs so far (counted while
+ * kernel.bpf_stats is on), and the runs for this run's own packets,
+ * sockets and threads (counted while tracer_counting() is on).
  */
-int tracer_run_stats(struct tracer *t, uint64_t *run_ns, uint64_t *runs);
+struct tracer_stats {
+	uint64_t run_ns[NS_P_COUNT], runs[NS_P_COUNT], own[NS_P_COUNT];
+};
+
+/* 0, or -errno. */
+int tracer_stats(struct tracer *t, struct tracer_stats *s);
 /*
  * BPF counts the transactions each end completes while at least one
  * caller has it on (on: 1 starts, 0 stops; callers may overlap).

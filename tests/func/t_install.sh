@@ -39,12 +39,15 @@ t_make_install_and_uninstall() {
 		echo "${COMPREPLY[*]}"
 		COMP_WORDS=(tcp_rr --trace-m); COMP_CWORD=1; _netstage
 		echo "${COMPREPLY[*]}"
+		COMP_WORDS=(netstage udp_rr --rat); COMP_CWORD=2; _netstage
+		echo "[${COMPREPLY[*]}]"
 		COMP_WORDS=(netstage udp_rr --bur); COMP_CWORD=2; _netstage
 		echo "[${COMPREPLY[*]}]"')
-	# --burst belongs to tcp_rr alone.
+	# --rate belongs to tcp_rr alone; --burst to udp_rr too.
 	expect_eq "$out" "tcp_rr tcp_crr tcp_stream
 --trace-max-records
-[]" "completions"
+[]
+[--burst]" "completions"
 	make -s -C "$REPO" $build $san uninstall DESTDIR="$PWD/root" \
 		PREFIX=/usr > make.out 2>&1 || fail "$(tail -5 make.out)"
 	expect_eq "$(find root -type f -o -type l | wc -l)" 0 "left installed"

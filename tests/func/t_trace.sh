@@ -816,8 +816,9 @@ check_sampled_udp() {
 # it, every tenth of the run gave both groups, and it agrees with what
 # netstage did not compute it from: the records' own p50 (the timed
 # transactions, exact) less it is the untimed p50, which the run's whole
-# histogram (nine in ten of them untimed) must sit near. 0.25 us: the
-# histograms' buckets (0.4% of ~30 us) and the tenth the timed add.
+# histogram (nine in ten of them untimed) must sit near: between the
+# two, give or take 0.25 us and two of the histograms' buckets (0.4%
+# each).
 check_inrun() {
 	python3 - "$@" <<'PY'
 import csv, sys
@@ -833,7 +834,10 @@ untimed = timed - ns / 1e3
 run = float(kv["client.latency_p50_us"])
 print(f"in-run cost {ns:.0f} ns [{lo:.0f}, {hi:.0f}]: timed p50 {timed:.3f}"
       f" us, so untimed {untimed:.3f}; the run's p50 {run:.3f}")
-assert untimed - 0.25 <= run <= timed + 0.25, (untimed, run, timed)
+# Either may be the faster on a noisy machine (the interval says so).
+tol = 0.25 + 0.008 * run
+assert min(untimed, timed) - tol <= run <= max(untimed, timed) + tol, \
+    (untimed, run, timed)
 PY
 	! grep -q '^server.trace_cost_inrun' "$1"
 }
@@ -939,6 +943,34 @@ t_trace_states_its_cost() {
 	wait "$SRV_PID"
 	sed -i 's/^/client./' one.out
 	check_cost one.out client 200 this_end
+}
+
+# The cost charges this run's own program runs: with another process's
+# loopback traffic running the whole time (untraced, its own ports), a
+# lean tcp_rr still charges six runs a transaction (two arrivals, two
+# wake-ups, two hand-offs: docs/stages.md), and says how many it left
+# out. Before, the other traffic's packets were charged too.
+t_trace_cost_charges_only_its_own_runs() {
+	need_root
+	local bg
+
+	next_ports
+	ns tcp_rr --local -C "$CPORT" -P "$DPORT" -l 4 -q > bg.out 2>&1 &
+	bg=$!
+	sleep 0.5
+	next_ports
+	ns tcp_rr --local -C "$CPORT" -P "$DPORT" -l 2 -q --trace \
+		> out 2> err
+	wait "$bg"
+	python3 - out <<'PY'
+import sys
+kv = dict(l.rstrip("\n").split("=", 1) for l in open(sys.argv[1]) if "=" in l)
+runs = float(kv["client.trace_cost_runs"])
+foreign = float(kv["client.trace_cost_foreign_runs"])
+print(f"runs {runs} a transaction charged, {foreign} of others left out")
+assert 5.95 <= runs <= 6.05, runs
+assert foreign >= 1, foreign
+PY
 }
 
 t_trace_sample_bad_input() {
