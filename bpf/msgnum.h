@@ -21,14 +21,28 @@
 
 #define NS_SLOT(m) ((m) & (NS_SLOTS - 1))
 
+/* --trace-control: a flow's messages go in windows of this many. */
+#define NS_CONTROL_WINDOW 64
+
 /*
- * --trace-sample: is message m timed? One in `sample` (0, 1: all), by
- * its number, so BPF and the worker agree on every message without
- * telling each other.
+ * Is message m timed? --trace-sample: one in `sample` (0, 1: all).
+ * --trace-control (without it): all but the last window of every
+ * `control` (0, 1: none left out), a control group for the in-run
+ * cost. By its number, so BPF and the worker agree on every message
+ * without telling each other.
  */
+NS_INLINE int ns_timed(unsigned int m, unsigned int sample,
+		       unsigned int control)
+{
+	if (sample > 1)
+		return m % sample == 0;
+	return control <= 1 ||
+	       (m / NS_CONTROL_WINDOW) % control != control - 1;
+}
+
 NS_INLINE int ns_sampled(unsigned int m, unsigned int sample)
 {
-	return sample <= 1 || m % sample == 0;
+	return ns_timed(m, sample, 0);
 }
 
 /* a - b, for sequence (and message) numbers that wrap. */

@@ -57,6 +57,8 @@ const volatile __u8 hist_mode;		/* --trace=hist: no records */
  */
 const volatile __u32 sample;
 const volatile __u32 inflight;
+/* --trace-control: windows of messages left untimed (msgnum.h) */
+const volatile __u32 control;
 /*
  * tcp_rr without the recv and send length hooks, which then are not
  * attached (four program runs a transaction fewer): messages are
@@ -302,7 +304,7 @@ static __always_inline void count_done(__u32 end)
 /* Is message m timed? */
 static __always_inline int sampled(__u32 m)
 {
-	return ns_sampled(m, sample);
+	return ns_timed(m, sample, control);
 }
 
 /*

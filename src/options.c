@@ -196,6 +196,9 @@ static const struct opt_def defs[] = {
 	  W_TCP_RR | W_UDP_RR | OPT_TRACED_RESULT, "1", 1,
 	  1 << 30,
 	  "with --trace: time one transaction in N per flow (those whose number is a multiple of N); the others cost BPF one lookup per event" },
+	{ "trace_control", 0, T_INT, O(trace_control),
+	  W_TCP_RR | W_UDP_RR | OPT_TRACED_RESULT, "0", 0, 1 << 20,
+	  "with --trace: leave each flow's transactions untimed in one window of 64 in N, a control group that measures what timing costs in the run (0: none)" },
 	{ "trace_sched", 0, T_BOOL, O(trace_sched), W_RR | W_OBSERVE, NULL, 0, 0,
 	  "with --trace: split wakeup into busy, wake_call, runq and to_user (sched_wakeup, sched_switch), and name what held the CPU" },
 	{ "timestamping", 0, T_BOOL, O(timestamping), W_TCP_RR, NULL, 0, 0,
@@ -791,6 +794,10 @@ int options_validate(struct options *o, char *err, size_t len)
 	if (o->trace_sample > 1 && !o->trace)
 		return fail(err, len, NULL,
 			    "option --trace-sample: needs --trace");
+	if (o->trace_control && (o->trace != 1 || o->trace_sample > 1 ||
+				 o->trace_control < 2))
+		return fail(err, len, NULL,
+			    "option --trace-control: 2 or more, with --trace (records) and without --trace-sample, whose untimed transactions are the control group already");
 	/*
 	 * A sampled message's predecessor in the sample must be done when
 	 * it starts: BPF then knows which of its slots are in use.

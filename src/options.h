@@ -114,6 +114,7 @@ struct options {
 	int hook_timeout;	/* ms a script hook may run; 0: no limit */
 	int trace_max_records;
 	int trace_sample;	/* --trace times one transaction in this many */
+	int trace_control;	/* --trace leaves one window in this many */
 	int timestamping;	/* SO_TIMESTAMPING stamps in the records */
 	int trace_sched;	/* wakeup split by the scheduler's events */
 	/* stream */

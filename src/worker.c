@@ -463,9 +463,11 @@ static int setup_worker(struct worker *w, struct run_shared *rs, char *err,
 			return -1;
 		}
 		w->tw->sample = rs->o->trace_sample;
+		w->tw->control = rs->o->trace_control;
 		w->tw->cost = &rs->cost;
 		/* The untimed transactions are a control group. */
-		if (rs->is_client && rs->o->trace_sample > 1) {
+		if (rs->is_client && (rs->o->trace_sample > 1 ||
+				      rs->o->trace_control > 1)) {
 			w->tw->inrun = xcalloc(1, sizeof(*w->tw->inrun));
 			inrun_init(w->tw->inrun, rs->t_start,
 				   (uint64_t)rs->o->test_length * NSEC_PER_SEC);

@@ -450,6 +450,8 @@ static void take_deferred(struct trace_worker *tw)
 static void done(struct trace_worker *tw, struct flow *f,
 		 const struct ustamps *u, int sampled)
 {
+	if (!sampled)
+		tw->untimed++;
 	if (defer_ring(tw)) {
 		take_deferred(tw);
 		if (sampled) {

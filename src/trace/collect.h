@@ -60,6 +60,8 @@ struct trace_worker {
 	enum ns_side side;
 	int id;
 	uint32_t sample;	/* --trace-sample: BPF times 1 message in this many */
+	uint32_t control;	/* --trace-control: msgnum.h, ns_timed() */
+	uint64_t untimed;	/* transactions the two leave untimed */
 	const struct trace_cost *cost;	/* times the merges while it says */
 	uint64_t cost_ns, cost_n;	/* merges timed, and their time */
 	struct ns_krecord rec;	/* the record read last */
@@ -139,7 +141,7 @@ static inline int trace_worker_sampled(const struct trace_worker *tw,
 				       const struct flow *f)
 {
 	/* BPF numbers messages modulo 2^32. */
-	return ns_sampled((uint32_t)f->tr_seq, tw->sample);
+	return ns_timed((uint32_t)f->tr_seq, tw->sample, tw->control);
 }
 
 /*

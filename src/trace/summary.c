@@ -112,6 +112,7 @@ void trace_summarise(struct trace_summary *ts, struct tracer *t,
 	ts->hist_mode = n > 0 && w[0].rs->trace_hist;
 	ts->sample = n > 0 && w[0].rs->o->trace_sample > 1
 			     ? w[0].rs->o->trace_sample : 1;
+	ts->control = n > 0 ? w[0].rs->o->trace_control : 0;
 	ts->cost = n > 0 ? &w[0].rs->cost : NULL;
 	ts->user_ns = merge_cost(w, n);
 	for (j = 0; j < NS_MAX_STAGES; j++)
@@ -131,6 +132,7 @@ void trace_summarise(struct trace_summary *ts, struct tracer *t,
 		ts->missing += tw->missing;
 		ts->disorder += tw->disorder;
 		ts->norecord += tw->norecord;
+		ts->untimed += tw->untimed;
 		for (j = 0; j < NS_B_COUNT; j++)
 			ts->bad_at[j] += tw->bad_at[j];
 		hist_merge(&ts->held, &tw->held);
@@ -219,6 +221,10 @@ static void trace_counts_kv(const struct trace_summary *ts,
 	int j;
 
 	kv_uint(out, "trace_sample", ts->sample);
+	if (ts->control > 1) {
+		kv_uint(out, "trace_control", ts->control);
+		kv_uint(out, "trace_untimed", ts->untimed);
+	}
 	kv_uint(out, "trace_transactions", ts->complete);
 	kv_uint(out, "trace_incomplete", ts->incomplete);
 	kv_uint(out, "trace_lost", ts->lost);
@@ -301,7 +307,7 @@ void trace_kv_names(const struct trace_summary *ts, struct kv_list *out)
 	kv_str(out, "trace_unreliable", "");
 	if (ts->has_retrans)
 		kv_str(out, "trace_retransmitted_partial", "");
-	if (ts->sample > 1 && !NS_IS_SERVER(ts->side))
+	if ((ts->sample > 1 || ts->control > 1) && !NS_IS_SERVER(ts->side))
 		for (i = 0; i < ARRAY_SIZE(inrun_keys); i++)
 			kv_str(out, inrun_keys[i], "");
 	if (!ts->hist_mode)

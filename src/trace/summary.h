@@ -25,6 +25,8 @@ struct trace_summary {
 	enum ns_side side;
 	int hist_mode;		/* kernel stages from BPF's histograms */
 	uint32_t sample;	/* one transaction in this many was timed */
+	uint32_t control;	/* --trace-control */
+	uint64_t untimed;	/* left untimed by the two */
 	const struct trace_cost *cost;	/* what tracing cost */
 	double user_ns;		/* the workers' merge time per transaction */
 	uint64_t complete;

@@ -321,6 +321,7 @@ static struct stages_bpf *open_with(const struct tracer *t,
 	skel->rodata->sched = t->sched;
 	skel->rodata->hist_mode = cfg->hist_mode;
 	skel->rodata->sample = cfg->sample;
+	skel->rodata->control = cfg->control;
 	skel->rodata->inflight = cfg->inflight;
 	skel->rodata->observe_tgid = cfg->observe_tgid;
 	skel->rodata->observe_netns = cfg->observe_netns;

@@ -32,6 +32,7 @@ struct tracer_cfg {
 	 */
 	int both_ends;
 	uint32_t sample;	/* TCP: time one message in this many (0, 1: all) */
+	uint32_t control;	/* --trace-control (msgnum.h, ns_timed()) */
 	uint32_t inflight;	/* messages in flight per socket at most */
 	int open_loop;		/* --rate: a client sends on its own clock */
 	uint32_t flows;		/* flows of a side (each); 0: not known */

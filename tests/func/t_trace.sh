@@ -973,6 +973,46 @@ assert foreign >= 1, foreign
 PY
 }
 
+# --trace-control N: full tracing with one window of 64 of each flow's
+# transactions in N left untimed, a control group in the run itself.
+# Which ones, exactly (one flow: its numbers are 0 .. n - 1): both ends
+# leave the same out, count them, and no record is one of them; the
+# in-run cost holds against the records as with --trace-sample.
+t_trace_control_windows_measure_the_cost() {
+	need_root
+	local side bad
+
+	ns tcp_rr --local -l 2 -q --trace --trace-control 4 \
+		--trace-records=tr.csv --trace-max-records=1000000 > out 2> err
+	for side in client server; do
+		python3 - out "$side" <<'PY'
+import sys
+kv = dict(l.rstrip("\n").split("=", 1) for l in open(sys.argv[1]) if "=" in l)
+p = sys.argv[2] + "."
+n = int(kv[p + "num_transactions"])
+t, i, u = (int(kv[p + k]) for k in
+           ("trace_transactions", "trace_incomplete", "trace_untimed"))
+want = sum(1 for m in range(n) if (m // 64) % 4 == 3)
+assert kv[p + "trace_control"] == "4", kv[p + "trace_control"]
+assert u == want, (sys.argv[2], u, want)
+assert t + i + u == n, (sys.argv[2], t, i, u, n)
+PY
+	done
+	$CHECK_TRACE tr.csv tr.server.csv
+	python3 -c 'import csv, sys
+for p in sys.argv[1:]:
+    rows = list(csv.DictReader(open(p)))
+    assert rows and not any((int(r["seq"]) // 64) % 4 == 3 for r in rows), p' \
+		tr.csv tr.server.csv
+	grep -q '^  timing a transaction, in this run: ' err
+	check_inrun out tr.csv
+	for bad in "--trace-control 4" "--trace --trace-control 1" \
+		   "--trace --trace-sample 10 --trace-control 4" \
+		   "--trace=hist --trace-control 4"; do
+		expect_usage_error "trace-control" tcp_rr --local -l 1 -q $bad
+	done
+}
+
 t_trace_sample_bad_input() {
 	local rc
 
