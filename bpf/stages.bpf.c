@@ -274,15 +274,19 @@ struct {
 	__type(value, __u64);
 } own_runs SEC(".maps");
 
-static __always_inline void own(__u32 prog)
+/* One more in a per-CPU counter. */
+static __always_inline void bump(void *map, __u32 key)
 {
-	__u64 *n;
+	__u64 *n = bpf_map_lookup_elem(map, &key);
 
-	if (!counting)
-		return;
-	n = bpf_map_lookup_elem(&own_runs, &prog);
 	if (n)
 		(*n)++;
+}
+
+static __always_inline void own(__u32 prog)
+{
+	if (counting)
+		bump(&own_runs, prog);
 }
 
 static __always_inline struct ns_sk *lookup(const struct sock *sk)
@@ -292,13 +296,8 @@ static __always_inline struct ns_sk *lookup(const struct sock *sk)
 
 static __always_inline void count_done(__u32 end)
 {
-	__u64 *n;
-
-	if (!counting)
-		return;
-	n = bpf_map_lookup_elem(&done, &end);
-	if (n)
-		(*n)++;
+	if (counting)
+		bump(&done, end);
 }
 
 /* Is message m timed? */
@@ -349,11 +348,7 @@ static const __u8 kb[NS_K_COUNT] = NS_K_TO_B;
 
 static __always_inline void count(const struct ns_sk *st, __u32 which)
 {
-	__u32 key = (st->side & 1) * 2 + which;
-	__u64 *n = bpf_map_lookup_elem(&kcounts, &key);
-
-	if (n)
-		(*n)++;
+	bump(&kcounts, (st->side & 1) * 2 + which);
 }
 
 #define NKSTAGES (sizeof(kstages) / sizeof(kstages[0]))
@@ -513,10 +508,7 @@ static __always_inline void sched_stamps(struct ns_krecord *r, __u32 worker)
 /* A record of that end that could not reach its worker. */
 static __always_inline void count_lost(__u32 end)
 {
-	__u64 *n = bpf_map_lookup_elem(&lost, &end);
-
-	if (n)
-		(*n)++;
+	bump(&lost, end);
 }
 
 /*

@@ -20,10 +20,28 @@ make_veth() {
 	ip -n "$b" link set lo up
 }
 
+# udp_over_veth A B ARGS...: a udp_rr server in B (UDP_SRV_OPTS), and a
+# client in A for 3 s with a 10 ms timeout and ARGS; srv.* and cli.*.
+udp_over_veth() {
+	local a=$1 b=$2 srv
+
+	shift 2
+	ip netns exec "$b" timeout 60 "$NETSTAGE" udp_rr -L 192.0.2.2 -q \
+		$UDP_SRV_OPTS > srv.out 2> srv.err &
+	srv=$!
+	for i in $(seq 100); do
+		ip netns exec "$b" ss -ltn | grep -q 192.0.2.2:12866 && break
+		sleep 0.05
+	done
+	ip netns exec "$a" timeout 60 "$NETSTAGE" udp_rr -c -H 192.0.2.2 \
+		-l 3 -q --rr-timeout=10 "$@" > cli.out 2> cli.err
+	wait "$srv"
+}
+
 t_udp_rr_counts_a_known_share_of_loss() {
 	need_root
 	command -v nft > /dev/null || { echo "no nft (nftables)"; exit "$SKIP"; }
-	local a=uc$$ b=us$$ srv c s lost pct
+	local a=uc$$ b=us$$ c s lost pct
 
 	make_veth "$a" "$b"
 	# The server's host drops one request in ten, at random.
@@ -32,17 +50,8 @@ t_udp_rr_counts_a_known_share_of_loss() {
 		'{ type filter hook input priority 0; }'
 	ip netns exec "$b" nft add rule inet t in udp dport 12867 \
 		numgen random mod 10 0 drop
-	ip netns exec "$b" timeout 60 "$NETSTAGE" udp_rr -L 192.0.2.2 -q \
-		--trace --trace-records=srv.csv > srv.out 2> srv.err &
-	srv=$!
-	for i in $(seq 100); do
-		ip netns exec "$b" ss -ltn | grep -q 192.0.2.2:12866 && break
-		sleep 0.05
-	done
-	ip netns exec "$a" timeout 60 "$NETSTAGE" udp_rr -c -H 192.0.2.2 \
-		-l 3 -q --rr-timeout=10 --trace --trace-records=cli.csv \
-		> cli.out 2> cli.err
-	wait "$srv"
+	UDP_SRV_OPTS="--trace --trace-records=srv.csv" udp_over_veth "$a" "$b" \
+		--trace --trace-records=cli.csv
 	c=$(key cli.out num_transactions)
 	s=$(key srv.out num_transactions)
 	lost=$(key cli.out num_lost)
@@ -71,16 +80,7 @@ t_udp_rr_counts_a_known_share_of_loss() {
 	$CHECK_TRACE srv.csv
 	# Eight in flight: each lost request is timed out on its own, and
 	# the rest of the window goes on.
-	ip netns exec "$b" timeout 60 "$NETSTAGE" udp_rr -L 192.0.2.2 -q \
-		> srv.out 2> srv.err &
-	srv=$!
-	for i in $(seq 100); do
-		ip netns exec "$b" ss -ltn | grep -q 192.0.2.2:12866 && break
-		sleep 0.05
-	done
-	ip netns exec "$a" timeout 60 "$NETSTAGE" udp_rr -c -H 192.0.2.2 \
-		-l 3 -q --rr-timeout=10 --burst 8 > cli.out 2> cli.err
-	wait "$srv"
+	UDP_SRV_OPTS= udp_over_veth "$a" "$b" --burst 8
 	c=$(key cli.out num_transactions)
 	s=$(key srv.out num_transactions)
 	late=$(key cli.out num_late)
