@@ -616,7 +616,9 @@ for name in sys.argv[1:]:
 print(short, stopped)
 EOF
 	read -r short stopped < turns
-	expect_gt "$short" 100 "short reads"
+	# Enough turns to see it: a slow machine under strace managed 99
+	# short reads of the 1,000 writes once.
+	expect_gt "$short" 50 "short reads"
 	expect_eq "$stopped" 0 "short reads that ended a turn"
 }
 
