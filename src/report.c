@@ -434,6 +434,9 @@ int report_check_keys(const struct options *o, const struct workload *wl,
 		/* The stage keys a traced run prints, traced or not here. */
 		r->trace.side = trace_side(rs);
 		r->trace.hist_mode = o->trace == 2;
+		r->trace.sample = o->trace_sample;
+		r->trace.control = o->trace_control;
+		r->trace.has_retrans = !NS_IS_UDP(r->trace.side);
 		if (o->trace)
 			trace_kv_names(&r->trace, &all);
 	}

@@ -1006,6 +1006,12 @@ for p in sys.argv[1:]:
 		tr.csv tr.server.csv
 	grep -q '^  timing a transaction, in this run: ' err
 	check_inrun out tr.csv
+	# -o knows the keys such a run prints.
+	ns tcp_rr --local -l 1 -q --trace --trace-control 4 \
+		-o trace_untimed,trace_cost_inrun_ns,trace_retransmits > o.out
+	expect_eq "$(cut -d= -f1 o.out | tr '\n' ' ')" \
+		"client.trace_untimed client.trace_cost_inrun_ns client.trace_retransmits server.trace_untimed server.trace_retransmits " \
+		"-o keys"
 	for bad in "--trace-control 4" "--trace --trace-control 1" \
 		   "--trace --trace-sample 10 --trace-control 4" \
 		   "--trace=hist --trace-control 4"; do
