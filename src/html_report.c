@@ -244,8 +244,9 @@ static void slowest(FILE *f, const struct waterfall *w, uint64_t t0)
 		const uint64_t *v = waterfall_kept(w, idx[i]);
 
 		fprintf(f, "%s\n{\"t\":%.6f,\"latency\":%.3f,\"flow\":%" PRIu64
-			",\"seq\":%" PRIu64 ",\"rows\":[", i ? "," : "",
-			(v[0] - t0) / 1e9, v[1] / 1e3, v[2], v[3]);
+			",\"seq\":%" PRIu64 ",\"retransmitted\":%s,\"rows\":[",
+			i ? "," : "", (v[0] - t0) / 1e9, v[1] / 1e3, v[2], v[3],
+			v[5] ? "true" : "false");
 		for (r = 0; r < w->plan.nrows; r++)
 			fprintf(f, "%s%.3f", r ? "," : "",
 				v[WATERFALL_KEPT_HEAD + r] / 1e3);

@@ -323,7 +323,9 @@ window.addEventListener("error", function (e) {
 		var W = 360;
 		section("The slowest transactions", "Of the joined records, " +
 			"stage by stage: each bar is one transaction's own " +
-			"stages (top-level rows), the widest named.");
+			"stages (top-level rows), the widest named, and " +
+			"\u201cretransmitted\u201d where TCP resent its bytes " +
+			"before the response came.");
 		var t = el("table", { id: "slowest" });
 		var h = el("tr");
 		["t (s)", "flow", "seq", "latency", "mostly", ""].forEach(
@@ -351,8 +353,9 @@ window.addEventListener("error", function (e) {
 			});
 			[x.t.toFixed(3), x.flow, x.seq, us(x.latency)].forEach(
 				function (v) { tr.appendChild(el("td", {}, v)); });
-			tr.appendChild(el("td", { class: "name" }, worst < 0 ? "" :
-				rows[worst].name + " " + us(x.rows[worst])));
+			tr.appendChild(el("td", { class: "name" }, (worst < 0 ? "" :
+				rows[worst].name + " " + us(x.rows[worst])) +
+				(x.retransmitted ? ", retransmitted" : "")));
 			var td = el("td");
 			td.appendChild(g);
 			tr.appendChild(td);

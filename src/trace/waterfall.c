@@ -73,6 +73,7 @@ static void keep(struct waterfall *w, const struct join_rec **chain)
 	v[2] = chain[0]->flow_id;
 	v[3] = chain[0]->seq;
 	v[4] = chain[0]->slowest;
+	v[5] = retransmitted(w, chain);
 	for (i = 0; i < w->plan.nrows; i++)
 		v[WATERFALL_KEPT_HEAD + i] = join_row_ns(&w->plan, i, chain);
 }

@@ -34,15 +34,16 @@ struct waterfall {
 	/*
 	 * keep: each joined transaction's figures, for a report: start
 	 * (its client's first boundary, ns), latency (ns), flow, sequence
-	 * number, 1 if kept as one of the slowest (0: of the sample), then
-	 * a duration per row (ns): WATERFALL_KEPT_HEAD + nrows.
+	 * number, 1 if kept as one of the slowest (0: of the sample), 1 if
+	 * TCP resent its bytes before the response came, then a duration
+	 * per row (ns): WATERFALL_KEPT_HEAD + nrows.
 	 */
 	int keep;
 	uint64_t *kept;
 	long nkept;
 };
 
-#define WATERFALL_KEPT_HEAD 5
+#define WATERFALL_KEPT_HEAD 6
 
 /* The kept values of joined transaction i (keep set). */
 static inline const uint64_t *waterfall_kept(const struct waterfall *w,
