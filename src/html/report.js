@@ -159,12 +159,14 @@ window.addEventListener("error", function (e) {
 			"side, and left out of every figure above: a " +
 			"transaction missing a kernel boundary, with its " +
 			"boundaries out of order, or without a record has no " +
-			"stages (docs/stages.md, Incomplete).");
+			"stages (docs/stages.md, Incomplete). Retransmitted: " +
+			"transactions whose bytes TCP resent on that side, " +
+			"timed all the same (their wait is on the wire).");
 		var t = el("table", { id: "untimed" });
 		var h = el("tr");
 		["side", "timed", "not timed", "missing a boundary",
 		 "out of order", "no record", "where", "events lost",
-		 "cost / transaction"].forEach(function (c, i) {
+		 "retransmitted", "cost / transaction"].forEach(function (c, i) {
 			h.appendChild(el("th", i ? {} : { class: "name" }, c));
 		});
 		t.appendChild(h);
@@ -172,7 +174,7 @@ window.addEventListener("error", function (e) {
 			var k = T[side], tr = el("tr", { "data-side": side });
 			tr.appendChild(el("td", { class: "name" }, side));
 			if (k.trace_transactions === undefined) {
-				tr.appendChild(el("td", { class: "kv", colspan: 8 },
+				tr.appendChild(el("td", { class: "kv", colspan: 9 },
 					"not traced: " + (k.trace_error || "")));
 				t.appendChild(tr);
 				return;
@@ -188,12 +190,13 @@ window.addEventListener("error", function (e) {
 			 (k.trace_sample > 1 ? ", 1 in " + k.trace_sample : ""),
 			 k.trace_incomplete, k.trace_incomplete_missing,
 			 k.trace_incomplete_disorder, k.trace_incomplete_norecord,
-			 where, k.trace_lost,
+			 where, k.trace_lost, k.trace_retransmitted,
 			 k.trace_cost_ns === undefined ? "" :
 				k.trace_cost_ns + " ns"].forEach(function (v, i) {
 				tr.appendChild(el("td", { "data-key": ["timed",
 					"incomplete", "missing", "disorder",
-					"norecord", "at", "lost", "cost"][i] },
+					"norecord", "at", "lost", "retransmitted",
+					"cost"][i] },
 					v === undefined ? "" : String(v)));
 			});
 			t.appendChild(tr);

@@ -68,6 +68,9 @@ if keys_file:
         got = dict(re.findall(r'data-key="(\w+)">([^<]*)<', row))
         for cell, key in cells.items():
             assert got[cell] == kv[pre + key], (side, cell, got, kv[pre + key])
+        # UDP sides count no retransmissions: an empty cell.
+        assert got["retransmitted"] == kv.get(pre + "trace_retransmitted",
+                                              ""), (side, got)
         assert got["timed"].split()[0] == kv[pre + "trace_transactions"], got
         at = kv.get(pre + "trace_incomplete_at", "")
         assert got["at"] == at.replace(",", " · ").replace(":", " "), got
