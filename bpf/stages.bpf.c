@@ -681,23 +681,20 @@ static __always_inline void note_arrival(const struct sk_buff *skb, __u64 now)
 	} else {
 		return;
 	}
+	if (proto != IPPROTO_UDP && proto != IPPROTO_TCP)
+		return;
+	/* A UDP header's ports are where TCP's are. */
+	th = ro_cast((void *)(net + off), struct tcphdr);
+	if (counting && (th->dest == bpf_htons(data_port) ||
+			 th->source == bpf_htons(data_port)))
+		own(NS_P_ARRIVAL);
 	if (proto == IPPROTO_UDP) {
-		/* A UDP header's ports are where TCP's are. */
-		th = ro_cast((void *)(net + off), struct tcphdr);
-		if (th->dest == bpf_htons(data_port) ||
-		    th->source == bpf_htons(data_port))
-			own(NS_P_ARRIVAL);
 		k = ARRIVAL_SLOTS + (low32(skb) >> 8) % ARRIVAL_SLOTS;
 		e = bpf_map_lookup_elem(&arrivals, &k);
 		if (e)
 			e->t = (__u64)low32(skb) << 32 | (__u32)now;
 		return;
 	}
-	if (proto != IPPROTO_TCP)
-		return;
-	th = ro_cast((void *)(net + off), struct tcphdr);
-	if (th->dest == bpf_htons(data_port) || th->source == bpf_htons(data_port))
-		own(NS_P_ARRIVAL);
 	len = (__s64)skb->len - off - th->doff * 4;
 	/*
 	 * A pure ACK carries no message, and its number is that of the
@@ -1664,8 +1661,9 @@ __u64 retrans_segs[2];		/* by end: TCP segments retransmitted */
 __u32 retrans_n;		/* retransmissions logged, or beyond the log */
 struct ns_retrans retrans_log[NS_RETRANS_LOG];
 /*
- * The kernel's tracepoint passes the attempt's error (Linux 6.14 on:
- * it fires for a failed attempt too): set by user space from its BTF.
+ * The kernel's tracepoint passes the attempt's error (newer kernels,
+ * where it fires for a failed attempt too): set by user space from its
+ * BTF.
  */
 const volatile __u8 retrans_err;
 
@@ -1752,7 +1750,6 @@ int BPF_PROG(tcp_retransmit_skb, const struct sock *sk,
 	e->port = st->port;
 	e->side = st->side;
 	e->n = n;
-	e->segs = segs;
 	return 0;
 }
 
@@ -1771,8 +1768,8 @@ int BPF_PROG(inet_sock_set_state, const struct sock *sk, const int oldstate,
 
 	if (empty)
 		return 0;
-	if (sk->__sk_common.skc_num == data_port ||
-	    sk->__sk_common.skc_dport == bpf_htons(data_port))
+	if (counting && (sk->__sk_common.skc_num == data_port ||
+			 sk->__sk_common.skc_dport == bpf_htons(data_port)))
 		own(NS_P_STATE);
 	if (newstate == TCP_SYN_SENT) {
 		st = lookup(sk);

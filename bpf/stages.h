@@ -341,7 +341,6 @@ struct ns_retrans {
 	unsigned short port;		/* the connection's client port */
 	unsigned char side;		/* enum ns_side, as registered */
 	unsigned char n;		/* messages from first on */
-	unsigned int segs;		/* TCP segments retransmitted */
 };
 #define NS_RETRANS_LOG 8192
 

@@ -38,7 +38,6 @@ struct flow {
 	uint64_t st_count;
 	uint64_t st_sum[NS_MAX_STAGES];
 	uint32_t events;	/* epoll events armed now */
-	uint64_t deadline;	/* udp_rr: when the request in flight is lost */
 	uint64_t seq_out;	/* rr client: sequence of the last request */
 	uint64_t seq_in;	/* rr: sequence the message being read carries */
 	uint64_t mismatched;	/* rr client: responses to another request */

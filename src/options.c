@@ -638,7 +638,6 @@ static int check_local_hosts(const struct options *o, char *err, size_t len)
 	}
 }
 
-/* Options only per-transaction records can serve: --trace (records). */
 /*
  * udp_rr --burst: responses are told apart by the sequence number they
  * echo, which needs one (not --raw) and room for the window twice over
@@ -669,6 +668,7 @@ static int udp_burst_refused(const struct options *o, char *err, size_t len)
 	return 0;
 }
 
+/* Options only per-transaction records can serve: --trace (records). */
 static int needs_records(const struct options *o, char *err, size_t len)
 {
 	const struct {

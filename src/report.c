@@ -10,6 +10,7 @@
 #include "fit.h"
 #include "net.h"
 #include "report.h"
+#include "trace/tracer.h"
 #include "version.h"
 
 static void throughput_fit(struct side_result *r, struct worker *w, int n,
@@ -436,7 +437,7 @@ int report_check_keys(const struct options *o, const struct workload *wl,
 		r->trace.hist_mode = o->trace == 2;
 		r->trace.sample = o->trace_sample;
 		r->trace.control = o->trace_control;
-		r->trace.has_retrans = !NS_IS_UDP(r->trace.side);
+		r->trace.has_retrans = tracer_side_retrans(r->trace.side);
 		if (o->trace)
 			trace_kv_names(&r->trace, &all);
 	}

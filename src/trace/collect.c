@@ -433,9 +433,12 @@ static void take_deferred(struct trace_worker *tw)
 		return;
 	next = f->tr_seq;
 	tw->defer_f = NULL;
-	tw->one = 1;
-	ring_buffer__consume(tw->rb);
-	tw->one = 0;
+	/* One held already (the one before went without): it is the next. */
+	if (!tw->have) {
+		tw->one = 1;
+		ring_buffer__consume(tw->rb);
+		tw->one = 0;
+	}
 	/* Its own record went missing: this one is a later transaction's. */
 	if (tw->have && tw->rec.flow_id == (uint32_t)f->id &&
 	    (uint32_t)tw->rec.seq != (uint32_t)tw->defer_seq) {

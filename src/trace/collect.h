@@ -75,7 +75,7 @@ struct trace_worker {
 	struct flow *defer_f;
 	struct ustamps defer_u;
 	uint64_t defer_seq;
-	/* --trace-sample, a client: timed against untimed latencies, or NULL */
+	/* A client with a control group: timed and untimed latencies, or NULL */
 	struct inrun *inrun;
 	/*
 	 * Lean tcp_rr records (docs/stages.md) come in each flow's slots

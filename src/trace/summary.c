@@ -67,7 +67,7 @@ void trace_mark_retrans(const struct trace_summary *ts, struct tracer *t,
 				     log, nlog);
 }
 
-/* --trace-sample, a client: its workers' control group, together. */
+/* --trace-sample or --trace-control, a client: its control group. */
 static void summarise_inrun(struct trace_summary *ts, struct worker *w,
 			    int n)
 {

@@ -43,13 +43,14 @@ struct trace_summary {
 	 * logged (retrans_partial: more were).
 	 */
 	int has_retrans, retrans_partial;
+	uint64_t retransmits, retransmitted;
 	/*
-	 * --trace-sample, a client: timed p50 less untimed p50, in the run
-	 * (src/trace/inrun.h); has_inrun 1 with its interval, 2 without.
+	 * --trace-sample or --trace-control, a client: timed p50 less
+	 * untimed p50, in the run (src/trace/inrun.h); has_inrun 1 with its
+	 * interval, 2 without.
 	 */
 	int has_inrun;
 	struct inrun_cost inrun;
-	uint64_t retransmits, retransmitted;
 	struct hist held;	/* responses held back: how long, from workers */
 	struct hist stage[NS_MAX_STAGES];
 	struct trace_rec tail[TRACE_TAIL];	/* slowest first */

@@ -40,45 +40,37 @@ struct hook {
 #define ONLY_CONNECTIONS 4	/* tcp_crr and observe: BPF makes storage */
 #define ONLY_TCP 5
 
-/* The hooks are the programs, in enum ns_prog's order. */
-enum {
-	H_ARRIVAL = NS_P_ARRIVAL, H_DATA_READY = NS_P_DATA_READY,
-	H_RECV = NS_P_RECV, H_TCP_SEND = NS_P_TCP_SEND, H_XMIT = NS_P_XMIT,
-	H_SEND = NS_P_SEND, H_STATE = NS_P_STATE, H_SYSEXIT = NS_P_SYSEXIT,
-	H_WAKEUP = NS_P_WAKEUP, H_SWITCH = NS_P_SWITCH,
-	H_RETRANS = NS_P_RETRANS, H_COUNT = NS_P_COUNT
-};
-
-static const struct hook hooks[H_COUNT] = {
+/* By program (enum ns_prog, bpf/stages.h): each is one hook's. */
+static const struct hook hooks[NS_P_COUNT] = {
 	/* Every packet the machine receives: NETIF_RX. */
-	[H_ARRIVAL] = { "netif_receive_skb", NULL, "netif_receive_skb", 0,
+	[NS_P_ARRIVAL] = { "netif_receive_skb", NULL, "netif_receive_skb", 0,
 			"the kernel has no netif_receive_skb tracepoint: "
 			"NETIF_RX is the kernel's receive stamp, which "
 			"loopback and veth take after IP receive and "
 			"netfilter" },
-	[H_DATA_READY] = { "sk_data_ready", NULL, "sk_data_ready", 0 },
-	[H_RECV] = { "sock_recv_length", NULL, "sock_recv_length", 0 },
-	[H_TCP_SEND] = { "tcp_sendmsg_locked", NULL, "tcp_sendmsg_locked",
+	[NS_P_DATA_READY] = { "sk_data_ready", NULL, "sk_data_ready", 0 },
+	[NS_P_RECV] = { "sock_recv_length", NULL, "sock_recv_length", 0 },
+	[NS_P_TCP_SEND] = { "tcp_sendmsg_locked", NULL, "tcp_sendmsg_locked",
 			 ONLY_OBSERVE },
-	[H_XMIT] = { "dev_hard_start_xmit", "dev_hard_start_xmit",
+	[NS_P_XMIT] = { "dev_hard_start_xmit", "dev_hard_start_xmit",
 		     "net_dev_start_xmit", 0 },
-	[H_SEND] = { "sock_send_length", NULL, "sock_send_length", 0 },
-	[H_STATE] = { "inet_sock_set_state", NULL, "inet_sock_set_state",
+	[NS_P_SEND] = { "sock_send_length", NULL, "sock_send_length", 0 },
+	[NS_P_STATE] = { "inet_sock_set_state", NULL, "inet_sock_set_state",
 		      ONLY_CONNECTIONS },
 	/* Every syscall of the machine: only observe needs it (POLL_RET). */
-	[H_SYSEXIT] = { "sys_exit", NULL, "sys_exit", ONLY_OBSERVE,
+	[NS_P_SYSEXIT] = { "sys_exit", NULL, "sys_exit", ONLY_OBSERVE,
 			"the kernel has no sys_exit tracepoint: POLL_RET is "
 			"not stamped, so wakeup is 0 and recv_call holds the "
 			"wait" },
 	/* Every wake-up and context switch of the machine: --trace-sched. */
-	[H_WAKEUP] = { "sched_wakeup", NULL, "sched_wakeup", ONLY_SCHED,
+	[NS_P_WAKEUP] = { "sched_wakeup", NULL, "sched_wakeup", ONLY_SCHED,
 		       "the kernel has no sched_wakeup tracepoint: WOKEN is "
 		       "not stamped, so the wake-up counts as busy" },
-	[H_SWITCH] = { "sched_switch", NULL, "sched_switch", ONLY_SCHED,
+	[NS_P_SWITCH] = { "sched_switch", NULL, "sched_switch", ONLY_SCHED,
 		       "the kernel has no sched_switch tracepoint: ON_CPU is "
 		       "not stamped, so the wake-up counts as busy" },
 	/* Runs only when TCP resends: RETRANS, and the counts. */
-	[H_RETRANS] = { "tcp_retransmit_skb", NULL, "tcp_retransmit_skb",
+	[NS_P_RETRANS] = { "tcp_retransmit_skb", NULL, "tcp_retransmit_skb",
 			ONLY_TCP, "the kernel has no tcp_retransmit_skb "
 			"tracepoint: retransmissions are not counted or "
 			"marked" },
@@ -109,7 +101,7 @@ struct tracer {
 	enum ns_side side;	/* without NS_SCHED_BIT: what BPF sees */
 	int sched;		/* --trace-sched */
 	int lean;		/* without the recv and send length hooks */
-	int missing[H_COUNT];	/* the kernel lacks its tracepoint */
+	int missing[NS_P_COUNT];	/* the kernel lacks its tracepoint */
 	int retrans_err;	/* tcp_retransmit_skb passes the error */
 	int stamp_fd;		/* keeps the kernel stamping packets */
 	/*
@@ -326,7 +318,7 @@ static struct stages_bpf *open_with(const struct tracer *t,
 	skel->rodata->observe_tgid = cfg->observe_tgid;
 	skel->rodata->observe_netns = cfg->observe_netns;
 	skel->rodata->lean = t->lean;
-	skel->rodata->arrival_hook = !t->missing[H_ARRIVAL];
+	skel->rodata->arrival_hook = !t->missing[NS_P_ARRIVAL];
 	skel->rodata->retrans_err = t->retrans_err;
 	if (wcap(t, cfg) && cfg->hist_mode)
 		bpf_map__set_max_entries(skel->maps.wstamps, wcap(t, cfg) *
@@ -368,7 +360,7 @@ static struct stages_bpf *open_with(const struct tracer *t,
  */
 static int attached(const struct tracer *t, size_t i)
 {
-	if (t->lean && (i == H_RECV || i == H_SEND))
+	if (t->lean && (i == NS_P_RECV || i == NS_P_SEND))
 		return 0;
 	return used(&hooks[i], t->side, t->sched);
 }
@@ -432,7 +424,7 @@ static int keep_stamping(struct tracer *t, char *why, size_t len)
 
 	t->stamp_fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (t->stamp_fd < 0 ||
-	    (t->missing[H_ARRIVAL] &&
+	    (t->missing[NS_P_ARRIVAL] &&
 	     setsockopt(t->stamp_fd, SOL_SOCKET, SO_TIMESTAMPNS, &on,
 			sizeof(on)))) {
 		snprintf(why, len, "tracing off: receive time stamps: %s",
@@ -722,10 +714,14 @@ uint64_t tracer_lost(struct tracer *t)
 			  NS_IS_SERVER(t->side));
 }
 
+int tracer_side_retrans(enum ns_side side)
+{
+	return used(&hooks[NS_P_RETRANS], side, 0);
+}
+
 int tracer_has_retrans(const struct tracer *t)
 {
-	return used(&hooks[H_RETRANS], t->side, t->sched) &&
-	       !t->missing[H_RETRANS];
+	return tracer_side_retrans(t->side) && !t->missing[NS_P_RETRANS];
 }
 
 uint64_t tracer_retrans(const struct tracer *t,

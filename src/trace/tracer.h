@@ -104,6 +104,8 @@ uint64_t tracer_lost(struct tracer *t);
  * says its side). Read after the run.
  */
 int tracer_has_retrans(const struct tracer *t);
+/* Does a side count retransmissions where the kernel lets it (TCP)? */
+int tracer_side_retrans(enum ns_side side);
 uint64_t tracer_retrans(const struct tracer *t,
 			const struct ns_retrans **log, uint32_t *n);
 /*

@@ -24,7 +24,6 @@
 #include "../worker.h"
 #include "seq.h"
 
-
 /* Calls per readiness event at most, so one flow cannot starve others. */
 #define BURST 16
 

@@ -23,7 +23,7 @@ static struct ns_retrans at(uint64_t t, uint64_t sk, uint32_t flow,
 {
 	return (struct ns_retrans){ .t = t, .sk = sk, .flow_id = flow,
 				    .first = first, .port = port,
-				    .side = side, .n = n, .segs = 1 };
+				    .side = side, .n = n };
 }
 
 /* A record of flow/seq (port) beginning at `start` on side's chain. */
