@@ -587,17 +587,21 @@ done:
  * stamped anew only in ip_local_deliver_finish(), after IP receive and
  * netfilter.
  *
- * A TCP packet's arrival is kept by its first sequence number and its
- * ports, not by its skb: TCP appends segments to the skb before them
- * (in the receive queue, tcp_try_coalesce(); in the socket's backlog,
- * tcp_add_backlog(), a request onto a pure ACK say) and frees theirs,
- * while a message's first byte keeps its number. An entry is two words
- * with the number in both: the low 32 bits of the time (4.3 s, which
- * the reader completes from its own clock) in one, the payload's length
- * in the other. The writer stores the length first, the reader loads
- * the time first: a pair torn by another packet's write has two numbers.
- * A retransmission of a packet overwrites its entry: the copy TCP takes
- * is the last to come in. A UDP datagram stays one skb to the socket:
+ * A TCP packet's arrival is kept by the number after its last byte
+ * (TCP's end_seq) and its ports, not by its skb: TCP appends segments
+ * to the skb before them (in the receive queue, tcp_try_coalesce(); in
+ * the socket's backlog, tcp_add_backlog(), a request onto a pure ACK
+ * say) and frees theirs, while the bytes keep their numbers. The
+ * segment TCP just queued ends the receive queue's tail, so the copy it
+ * took is the last packet to end there, whatever copies of its bytes
+ * came before: a copy dropped after netif_receive_skb (netfilter), or
+ * one whose bytes a retransmission that began earlier (collapsed with
+ * the segment before it) brought again. An entry is two words with the
+ * number in both: the low 32 bits of the time (4.3 s, which the reader
+ * completes from its own clock) in one, the sequence space the packet
+ * took (payload, and its FIN) in the other. The writer stores the
+ * length first, the reader loads the time first: a pair torn by another
+ * packet's write has two numbers. A UDP datagram stays one skb to the socket:
  * its arrival is kept by the skb's address (the verifier lets a program
  * read only the low 32 bits of a pointer).
  *
@@ -633,15 +637,15 @@ static __always_inline __u32 low32(const void *p)
 }
 
 /*
- * A TCP packet's two places (way 0 and 1), by its number and ports in
+ * A TCP packet's two places (way 0 and 1), by its end and ports in
  * network order, as the packet has them (its source the peer): it is
  * written to the older entry of the two, and looked for in both, so it
  * is lost only if two packets that came in after it took both.
  */
-static __always_inline __u32 arrival_key(__u32 seq, __u16 peer, __u16 local,
+static __always_inline __u32 arrival_key(__u32 end, __u16 peer, __u16 local,
 					 int way)
 {
-	__u32 x = seq ^ ((__u32)peer << 16 | local);
+	__u32 x = end ^ ((__u32)peer << 16 | local);
 
 	x *= way ? 0x85ebca6bu : 0x9e3779b1u;
 	return x >> (32 - ARRIVAL_BITS);
@@ -664,7 +668,7 @@ static __always_inline void note_arrival(const struct sk_buff *skb, __u64 now)
 	__u64 net = (__u64)skb->data;
 	const struct tcphdr *th;
 	struct arrival *e, *f;
-	__u32 off, proto, seq, k;
+	__u32 off, proto, end, k;
 	__s64 len;
 
 	if (skb->protocol == bpf_htons(ETH_P_IP)) {
@@ -703,20 +707,22 @@ static __always_inline void note_arrival(const struct sk_buff *skb, __u64 now)
 	 */
 	if (len <= 0)
 		return;
-	seq = bpf_ntohl(th->seq);
-	k = arrival_key(seq, th->source, th->dest, 0);
+	/* TCP's end_seq counts a FIN (byte 13: the flags). */
+	len += ((const __u8 *)th)[13] & TCPHDR_FIN;
+	end = bpf_ntohl(th->seq) + (__u32)len;
+	k = arrival_key(end, th->source, th->dest, 0);
 	e = bpf_map_lookup_elem(&arrivals, &k);
-	k = arrival_key(seq, th->source, th->dest, 1);
+	k = arrival_key(end, th->source, th->dest, 1);
 	f = bpf_map_lookup_elem(&arrivals, &k);
 	if (!e || !f)
 		return;
-	/* The entry written longer ago (or this packet's own, resent). */
-	if (f->t >> 32 == seq ||
-	    (e->t >> 32 != seq && (__u32)(now - f->t) > (__u32)(now - e->t)))
+	/* The entry written longer ago (or an earlier copy's of this end). */
+	if (f->t >> 32 == end ||
+	    (e->t >> 32 != end && (__u32)(now - f->t) > (__u32)(now - e->t)))
 		e = f;
-	e->len = (__u64)seq << 32 | (__u32)len;
+	e->len = (__u64)end << 32 | (__u32)len;
 	barrier();
-	e->t = (__u64)seq << 32 | (__u32)now;
+	e->t = (__u64)end << 32 | (__u32)now;
 }
 
 /* Every packet of the machine: the clock first. */
@@ -732,67 +738,79 @@ int BPF_PROG(netif_receive_skb, struct sk_buff *skb)
 	return 0;
 }
 
-/* Entry e's time if it is the packet of number seq; 0 if not. */
-static __always_inline __u64 arrival_of(const struct arrival *e, __u32 seq,
+/* Entry e's time if it is the packet that ends at `end`; 0 if not. */
+static __always_inline __u64 arrival_of(const struct arrival *e, __u32 end,
 					__u64 now, __u32 *len)
 {
 	__u64 v = e->t, l;
 
 	barrier();
 	l = e->len;
-	if (v >> 32 != seq || l >> 32 != seq)
+	if (v >> 32 != end || l >> 32 != end)
 		return 0;
 	*len = (__u32)l;
 	return now - (__u32)(now - v);
 }
 
-/* The arrival of the packet that began at number seq, if it held `first`. */
-static __always_inline __u64 held(__u32 seq, __u32 first, __u16 peer,
-				  __u16 local, __u64 now)
+/* The arrival of the last packet to end at `end`, and its length. */
+static __always_inline __u64 ended(__u32 end, __u16 peer, __u16 local,
+				   __u64 now, __u32 *len)
 {
-	__u32 k, len = 0;
 	struct arrival *e;
 	__u64 t = 0;
+	__u32 k;
 	int way;
 
 	for (way = 0; way < 2 && !t; way++) {
-		k = arrival_key(seq, peer, local, way);
+		k = arrival_key(end, peer, local, way);
 		e = bpf_map_lookup_elem(&arrivals, &k);
 		if (e)
-			t = arrival_of(e, seq, now, &len);
+			t = arrival_of(e, end, now, len);
 	}
-	return t && first - seq < len ? t : 0;
+	return t;
 }
 
 /*
+ * Packets a wake-up looks back through from the segment just queued:
+ * those TCP took at once, merged in the socket's backlog while the
+ * reader held it.
+ */
+#define ARRIVAL_WALK 8
+
+/*
  * When the byte of number `first` entered the stack on connection sk,
- * in the copy TCP took: the later of the packet that began with it and
- * the packet that began the segment just queued (at `start`), if that
- * held it. A copy dropped after netif_receive_skb (netfilter) leaves
- * its entry, and the retransmission TCP took can begin before `first`,
- * with more bytes: the later arrival is the one taken. 0: not known
- * (later packets took both its entries, or the byte came in a packet
- * that began elsewhere and was appended to another skb). Without the
+ * in the copy TCP took: the segment just queued ends at end_seq, and
+ * the last packet to end there is the copy taken. If the byte is
+ * before it, TCP took the packets together, merged in the backlog, each
+ * ending where the next began. 0: not known (later packets took an
+ * entry, or more than ARRIVAL_WALK packets were merged). Without the
  * hook, the kernel's receive stamp of the tail skb, kept on while a
  * socket of user space asks.
  */
 static __always_inline __u64 tcp_arrival(const struct sock *sk,
 					 const struct sk_buff *tail,
-					 __u32 first, __u32 start, __u64 now)
+					 __u32 first, __u32 end_seq, __u64 now)
 {
 	__u16 peer = sk->__sk_common.skc_dport;
 	__u16 local = bpf_htons(sk->__sk_common.skc_num);
-	__u64 t, u = 0;
+	__u32 at = end_seq, len = 0;
+	__u64 t;
 	__s64 ts;
+	int i;
 
 	if (!arrival_hook) {
 		ts = tail->tstamp;
 		return ts > real_offset ? ts - real_offset : 0;
 	}
-	t = held(first, first, peer, local, now);
-	if (start != first)
-		u = held(start, first, peer, local, now);
-	return u > t ? u : t;
+	for (i = 0; i < ARRIVAL_WALK; i++) {
+		t = ended(at, peer, local, now, &len);
+		if (!t)
+			return 0;
+		if (at - first <= len)
+			return t;
+		at -= len;
+	}
+	return 0;
 }
 
 /* A UDP datagram's arrival, by its skb; 0: not known. */
@@ -1024,8 +1042,8 @@ static __always_inline int tcp_ready(const struct sock *sk, struct ns_sk *st,
 		first = ns_first_seq(end, tp->rcv_nxt, size, m);
 		if (tail && ns_carries(seq, end_seq, first)) {
 			sl[NS_K_TCP_RX] = rx;
-			sl[NS_K_NETIF_RX] = tcp_arrival(sk, tail, first, seq,
-							now);
+			sl[NS_K_NETIF_RX] = tcp_arrival(sk, tail, first,
+							end_seq, now);
 		} else {
 			sl[NS_K_TCP_RX] = sl[NS_K_NETIF_RX] = 0;
 		}
@@ -1073,7 +1091,8 @@ static __always_inline int obs_wakeup(const struct sock *sk, struct ns_sk *st,
 	if (!ooo && (tail = tail_range(sk, &seq, &end_seq)) &&
 	    ns_carries(seq, end_seq, first)) {
 		sl[NS_K_TCP_RX] = tp->tcp_clock_cache;
-		sl[NS_K_NETIF_RX] = tcp_arrival(sk, tail, first, seq, now);
+		sl[NS_K_NETIF_RX] = tcp_arrival(sk, tail, first, end_seq,
+						now);
 	}
 	return 0;
 }

@@ -99,7 +99,7 @@ drop_in() {
 	ip netns exec "$1" nft add chain inet t in \
 		'{ type filter hook input priority 0; }'
 	ip netns exec "$1" nft add rule inet t in "$2" \
-		numgen random mod 50 0 drop
+		${DROP_WHICH:-numgen random mod 50 0} drop
 }
 
 # A copy of a packet that netfilter dropped after netif_receive_skb saw
@@ -312,6 +312,24 @@ t_trace_segments_out_of_order_are_not_timed() {
 	expect_eq "$(sed -n 's/^at //p' cli.out)" \
 		"$(key out client.trace_incomplete_at | tr ',' '\n' | sort |
 		   paste -sd,)" "script's boundaries"
+	met_losses cli.csv
+	receive_stages_clean client=cli.csv server=srv.csv
+}
+
+# Of every 50 data packets each way, the 1st, 3rd and 4th are dropped:
+# with four in flight, the 2nd is held out of order, and TCP resends
+# the 3rd and 4th in one segment (collapsed). The dropped copy of the
+# 4th began its message: the copy TCP took, the resend, began before
+# it, so the message's arrival is the resend's, and its wait lands in
+# no receive stage.
+t_trace_a_collapsed_retransmission_is_the_arrival() {
+	need_root
+	command -v nft > /dev/null || { echo "no nft (nftables)"; exit "$SKIP"; }
+
+	DROP_WHICH='numgen inc mod 50 { 0, 2, 3 }' \
+		VETH_SETUP=drop_data_both_ways trace_over_veth -l 3 --burst 4
+	expect_gt "$(key out client.trace_retransmits)" 0 "client resent"
+	expect_gt "$(key out server.trace_retransmits)" 0 "server resent"
 	met_losses cli.csv
 	receive_stages_clean client=cli.csv server=srv.csv
 }
