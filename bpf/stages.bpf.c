@@ -778,32 +778,24 @@ static __always_inline __u64 ended(__u32 end, __u16 peer, __u16 local,
 #define ARRIVAL_WALK 8
 
 /*
- * When the byte of number `first` entered the stack on connection sk,
- * in the copy TCP took: the segment just queued ends at end_seq, and
- * the last packet to end there is the copy taken. If the byte is
- * before it, TCP took the packets together, merged in the backlog, each
- * ending where the next began. 0: not known (later packets took an
- * entry, or more than ARRIVAL_WALK packets were merged). Without the
- * hook, the kernel's receive stamp of the tail skb, kept on while a
- * socket of user space asks.
+ * When the byte of number `first` entered the stack, in the copy TCP
+ * took, on the connection of those ports (peer's high): the segment
+ * just queued ends at `at`, and the last packet to end there is the
+ * copy taken. If the byte is before it, TCP took the packets together,
+ * merged in the backlog, each ending where the next began. 0: not
+ * known (later packets took an entry, or more than ARRIVAL_WALK
+ * packets were merged). A global function: the verifier checks the
+ * walk once, on its own, not once for each message of a wake-up (the
+ * setup's time here, 0.4 s against 1.9 s inlined).
  */
-static __always_inline __u64 tcp_arrival(const struct sock *sk,
-					 const struct sk_buff *tail,
-					 __u32 first, __u32 end_seq, __u64 now)
+__noinline __u64 arrival_walk(__u32 at, __u32 first, __u32 ports, __u64 now)
 {
-	__u16 peer = sk->__sk_common.skc_dport;
-	__u16 local = bpf_htons(sk->__sk_common.skc_num);
-	__u32 at = end_seq, len = 0;
+	__u32 len = 0;
 	__u64 t;
-	__s64 ts;
 	int i;
 
-	if (!arrival_hook) {
-		ts = tail->tstamp;
-		return ts > real_offset ? ts - real_offset : 0;
-	}
 	for (i = 0; i < ARRIVAL_WALK; i++) {
-		t = ended(at, peer, local, now, &len);
+		t = ended(at, ports >> 16, ports, now, &len);
 		if (!t)
 			return 0;
 		if (at - first <= len)
@@ -811,6 +803,26 @@ static __always_inline __u64 tcp_arrival(const struct sock *sk,
 		at -= len;
 	}
 	return 0;
+}
+
+/*
+ * The arrival of message byte `first` on connection sk (arrival_walk);
+ * without the hook, the kernel's receive stamp of the tail skb, kept
+ * on while a socket of user space asks.
+ */
+static __always_inline __u64 tcp_arrival(const struct sock *sk,
+					 const struct sk_buff *tail,
+					 __u32 first, __u32 end_seq, __u64 now)
+{
+	__u16 peer = sk->__sk_common.skc_dport;
+	__u16 local = bpf_htons(sk->__sk_common.skc_num);
+	__s64 ts;
+
+	if (!arrival_hook) {
+		ts = tail->tstamp;
+		return ts > real_offset ? ts - real_offset : 0;
+	}
+	return arrival_walk(end_seq, first, (__u32)peer << 16 | local, now);
 }
 
 /* A UDP datagram's arrival, by its skb; 0: not known. */
