@@ -19,6 +19,9 @@
  * UDP (udp_rr): udp_rx from netif_receive_skb to the wake-up call. A
  * datagram goes from the one to the other in one call chain on one
  * CPU, with no other packet in between: its arrival is the CPU's last.
+ *
+ * tcp_tx: a segment's departure time, which TCP gives it as it sends
+ * it, to two events around netstage's hand-off to the driver (below).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
@@ -38,6 +41,9 @@ struct pcpu {
 	/* a wake-up's stamps, until recv() returns */
 	int bside;
 	__u64 barrival, bprobe, bready;
+	/* a segment between net_dev_queue and net_dev_xmit: 0, none */
+	__u64 txskb, txstamp;
+	int txside;
 };
 
 struct {
@@ -49,11 +55,12 @@ struct {
 
 /*
  * [stage * 2 + side][bucket]: side 0 client, 1 server; stage 0
- * softirq_rx, 1 tcp_rx, 2 udp_rx.
+ * softirq_rx, 1 tcp_rx, 2 udp_rx, 3 tcp_tx to net_dev_queue, 4 to
+ * net_dev_xmit.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 6 * BUCKETS);
+	__uint(max_entries, 10 * BUCKETS);
 	__type(key, __u32);
 	__type(value, __u64);
 } hist SEC(".maps");
@@ -122,6 +129,8 @@ static __always_inline void book(int side, int stage, __u64 d)
 		(*n)++;
 }
 
+#define ETH_P_IP 0x0800
+#define IPPROTO_TCP 6
 #define IPPROTO_UDP 17
 
 /* A UDP socket of `port`: its side, or -1. */
@@ -180,6 +189,69 @@ int BPF_PROG(ref_booked, struct sock *sk, int ret, int flags)
 		book(c->bside, 1, c->bready - c->bprobe);
 	}
 	c->bready = 0;
+	return 0;
+}
+
+/*
+ * tcp_tx: a TCP segment with payload of `port`, from the departure time
+ * TCP gave it (skb->tstamp, its clock read as it sent the segment) to
+ * two events around netstage's hand-off to the driver (DEV_XMIT, the
+ * net_dev_start_xmit tracepoint): queued for the device (net_dev_queue,
+ * in __dev_queue_xmit before the qdisc), and the driver's return
+ * (net_dev_xmit). No tracepoint marks TCP's transmit and this kernel
+ * refuses fentry, so the start is the stamp netstage reads too; the
+ * ends, the segment's headers and the booking are the reference's own.
+ * The two run in one call chain on one CPU: the stamp waits in the
+ * CPU's slot, by the skb's address (compared, never read after).
+ */
+SEC("tp_btf/net_dev_queue")
+int BPF_PROG(ref_dev_queue, struct sk_buff *skb)
+{
+	__u64 now = bpf_ktime_get_ns();
+	__u16 th_off = skb->transport_header;
+	struct pcpu *c = mine();
+	struct tcphdr th;
+	struct iphdr ip;
+	__s64 len;
+	int side;
+
+	if (!c)
+		return 0;
+	c->txskb = 0;
+	if (skb->protocol != __builtin_bswap16(ETH_P_IP) ||
+	    bpf_probe_read_kernel(&ip, sizeof(ip),
+				  skb->head + skb->network_header) ||
+	    ip.protocol != IPPROTO_TCP ||
+	    bpf_probe_read_kernel(&th, sizeof(th), skb->head + th_off))
+		return 0;
+	if (th.source == __builtin_bswap16(port))
+		side = 1;
+	else if (th.dest == __builtin_bswap16(port))
+		side = 0;
+	else
+		return 0;
+	len = (__s64)skb->len - (th_off - (skb->data - skb->head)) -
+	      th.doff * 4;
+	if (len <= 0 || skb->tstamp <= 0 || now <= (__u64)skb->tstamp)
+		return 0;
+	book(side, 3, now - skb->tstamp);
+	c->txskb = (__u64)skb;
+	c->txstamp = skb->tstamp;
+	c->txside = side;
+	return 0;
+}
+
+SEC("tp_btf/net_dev_xmit")
+int BPF_PROG(ref_dev_xmit, struct sk_buff *skb, int rc)
+{
+	__u64 now = bpf_ktime_get_ns();
+	struct pcpu *c = mine();
+
+	if (!c || c->txskb != (__u64)skb)
+		return 0;
+	if (rc == 0)
+		book(c->txside, 4, now - c->txstamp);
+	c->txskb = 0;
 	return 0;
 }
 

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The tests' reference timer of the receive stages (tests/ref/rxref.bpf.c):
+ * The tests' reference timer of the receive stages and of tcp_tx's bounds
+ * (tests/ref/rxref.bpf.c):
  *
  *   rxref PORT
  *
  * attaches, prints "attached", and at SIGINT or SIGTERM prints for each
- * side and stage (softirq_rx, tcp_rx; udp_rx) its count, p50 and p90 in us, as key=value lines
- * (client.softirq_rx_p50_us=0.805): what the tests hold netstage's
+ * side and stage (softirq_rx, tcp_rx, udp_rx; tcp_tx_queued and
+ * tcp_tx_sent, tcp_tx's bounds) its count, p50 and p90 in us, as
+ * key=value lines (client.softirq_rx_p50_us=0.805): what the tests hold netstage's
  * stages against.
  */
 #include <errno.h>
@@ -67,7 +69,9 @@ int main(int argc, char **argv)
 {
 	static const char *rows[] = { "client.softirq_rx", "server.softirq_rx",
 				      "client.tcp_rx", "server.tcp_rx",
-				      "client.udp_rx", "server.udp_rx" };
+				      "client.udp_rx", "server.udp_rx",
+				      "client.tcp_tx_queued", "server.tcp_tx_queued",
+				      "client.tcp_tx_sent", "server.tcp_tx_sent" };
 	struct rxref_bpf *skel;
 	int ncpu = libbpf_num_possible_cpus(), i;
 
@@ -91,7 +95,7 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	while (!stop)
 		pause();
-	for (i = 0; i < 6; i++)
+	for (i = 0; i < 10; i++)
 		print_hist(bpf_map__fd(skel->maps.hist), ncpu, i, rows[i]);
 	rxref_bpf__destroy(skel);
 	return 0;
