@@ -70,16 +70,20 @@ void glance_side(const struct kv_list *l, const char *workload,
 {
 	const char *mbps = kv_get(l, "throughput_Mbps");
 
-	fprintf(f, "netstage %s %s: ", workload, who);
+	/* observe is both the workload and the side. */
+	fprintf(f, "netstage %s%s%s: ", workload, strcmp(workload, who) ?
+		" " : "", strcmp(workload, who) ? who : "");
 	if (mbps)
 		fprintf(f, "%.1f MB written, %.1f MB read",
 			num(l, "bytes_written") / 1e6,
 			num(l, "bytes_read") / 1e6);
 	else
 		fprintf(f, "%s transactions", kv_get(l, "num_transactions"));
-	fprintf(f, ", %.0f flow%s, %.1f s\n", num(l, "flows"),
-		num(l, "flows") == 1 ? "" : "s",
-		num(l, "time_end") - num(l, "time_start"));
+	/* observe has connections it met, not flows of its own. */
+	if (kv_get(l, "flows"))
+		fprintf(f, ", %.0f flow%s", num(l, "flows"),
+			num(l, "flows") == 1 ? "" : "s");
+	fprintf(f, ", %.1f s\n", num(l, "time_end") - num(l, "time_start"));
 	if (mbps)
 		fprintf(f, "  throughput  %.1f Mbps\n", strtod(mbps, NULL));
 	else if (kv_get(l, "throughput"))

@@ -380,6 +380,22 @@ static int write_report(struct side *s, const struct kv_list *results,
 	return rc;
 }
 
+/* Kept records fewer than traced: which, and that the keys count all. */
+static void say_records_kept(const struct trace_summary *t)
+{
+	char slowest[64] = "";
+
+	if (t->records_slowest)
+		snprintf(slowest, sizeof(slowest), "the %llu slowest and ",
+			 (unsigned long long)t->records_slowest);
+	log_err("--trace-max-records: the records are %llu of %llu traced "
+		"transactions: %sa uniform sample of %s (the stage keys and "
+		"histograms count every one)",
+		(unsigned long long)t->records_kept,
+		(unsigned long long)t->records_offered, slowest,
+		t->records_slowest ? "the rest" : "them");
+}
+
 /* The results on stdout: key=value lines, the summary or JSON. */
 static void print_results(struct side *s, const struct kv_list *results)
 {
@@ -418,13 +434,7 @@ int side_finish(struct side *s)
 		write_results(s, &results);
 	if ((s->trace_records.f || s->rs.script) &&
 	    s->res.trace.records_offered > s->res.trace.records_kept)
-		log_err("--trace-max-records: the records are %llu of %llu "
-			"traced transactions: the %llu slowest and a uniform "
-			"sample of the rest (the stage keys and histograms "
-			"count every one)",
-			(unsigned long long)s->res.trace.records_kept,
-			(unsigned long long)s->res.trace.records_offered,
-			(unsigned long long)s->res.trace.records_slowest);
+		say_records_kept(&s->res.trace);
 	/* Counted in io_errors; said, so that failing sends are not silent. */
 	if (s->res.errors)
 		log_err("%llu socket calls failed (io_errors), the last with: %s",

@@ -288,14 +288,23 @@ t_observe_outputs_every_side_has() {
 	local o
 
 	start_memcached
-	load_memcached -l 5
+	load_memcached -l 7
 	# Every record kept, whatever the rate: the script counts them all.
 	ns observe --port "$DPORT" -l 2 -Asamples.csv --json obs.json \
 		--script "$EX/stage-report.lua" --trace-max-records 1000000 \
 		> obs.out 2> obs.err
 	ns observe --port "$DPORT" -l 1 -q \
 		-o num_transactions,stage_wakeup_p99_us > sel.out
+	# The summary names observe once, and no flows it does not have;
+	# ten records kept of many are a sample, the slowest only if any.
+	ns observe --port "$DPORT" -l 1 --output-format human \
+		--trace-records few.csv --trace-max-records 10 > hum.out 2> hum.err
 	wait %2
+	grep -q '^netstage observe: [0-9]* transactions, [0-9.]* s$' hum.out ||
+		fail "summary: $(head -1 hum.out)"
+	grep -q -e ': a uniform sample of them (' \
+		-e ': the [1-9][0-9]* slowest and a uniform sample of the rest (' \
+		hum.err || fail "records: $(grep -- --trace-max-records hum.err)"
 	o=$(key obs.out num_transactions)
 	expect_gt "$o" 0 "observed"
 	expect_eq "$(wc -l < sel.out)" 2 "-o: two keys"
