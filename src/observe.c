@@ -25,6 +25,8 @@
 
 /* How often the ring is read: BPF does not wake us (BPF_RB_NO_WAKEUP). */
 #define READ_EVERY_MS 10
+/* How long a read of a ring that does not empty goes on (ns). */
+#define READ_FOR_NS (20 * 1000 * 1000ULL)
 
 /* The inodes of TCP sockets listening on port, from one /proc table. */
 static int listening_inodes(const char *table, int port,
@@ -204,19 +206,30 @@ static void observer_start(struct observer *ob)
 	side_measure_cost(s);
 }
 
+/*
+ * The records the run's time left in the ring, read until it is empty or
+ * the deadline: the observed server goes on, and may keep it full.
+ */
+static void drain(struct trace_worker *tw, uint64_t deadline)
+{
+	trace_worker_read_some(tw, 0, deadline);
+}
+
 /* Read records until the time is up, a signal, or the server is gone. */
 static int observe_loop(struct observer *ob)
 {
 	struct side *s = &ob->side;
 	struct trace_worker *tw = s->workers[0].tw;
 	uint64_t end = s->res.t_start + s->o->test_length * NSEC_PER_SEC;
-	int rc = 0;
+	int rc = 0, more = 0;
 
 	for (;;) {
 		uint64_t now;
 
-		poll(NULL, 0, READ_EVERY_MS);
-		ring_buffer__consume(tw->rb);
+		/* A full ring is read on at once, the clock kept between. */
+		if (!more)
+			poll(NULL, 0, READ_EVERY_MS);
+		more = trace_worker_read_some(tw, 0, now_ns() + READ_FOR_NS);
 		now = now_ns();
 		/* The last interval closes below, with the last records. */
 		if (now >= end)
@@ -238,7 +251,7 @@ static int observe_loop(struct observer *ob)
 	}
 	s->res.t_end = now_ns();
 	trace_cost_finish(&s->rs.cost);
-	ring_buffer__consume(tw->rb);
+	drain(tw, s->res.t_end + s->rs.interval_ns / 10);
 	/* A last interval that is all but over counts, as a worker's does. */
 	worker_maybe_snapshot(&s->workers[0],
 			      s->res.t_end + s->rs.interval_ns / 10);

@@ -9,19 +9,31 @@
 #include "collect.h"
 #include "tracer.h"
 
+/*
+ * Negative: libbpf stops, this record consumed, the next kept. The
+ * clock is read every 64 records: a reader short of CPU takes ms each.
+ */
+static int spent(struct trace_worker *tw)
+{
+	if (tw->budget && !--tw->budget)
+		return -1;
+	if (tw->until && !(++tw->nread & 63) && now_ns() >= tw->until)
+		return -1;
+	return 0;
+}
+
 static int on_record(void *ctx, void *data, size_t size)
 {
 	struct trace_worker *tw = ctx;
 
 	if (size < sizeof(tw->rec))
-		return 0;
+		return spent(tw);
 	/* More than one record per transaction: the earlier is lost. */
 	if (tw->have)
 		tw->norecord++;
 	memcpy(&tw->rec, data, sizeof(tw->rec));
 	tw->have = 1;
-	/* Negative: libbpf stops, this record consumed, the next kept. */
-	return tw->one ? -1 : 0;
+	return spent(tw);
 }
 
 /* The flow's interval sums, for the stage columns of samples.csv. */
@@ -38,9 +50,8 @@ static void add_stage_sums(struct flow *f, const struct merged *m, int n)
  * observe: no worker stamps to wait for; each record is a whole
  * transaction, merged as it is read.
  */
-static int on_kernel_record(void *ctx, void *data, size_t size)
+static void kernel_record(struct trace_worker *tw, void *data, size_t size)
 {
-	struct trace_worker *tw = ctx;
 	struct ustamps u = { 0 };
 	struct flow *f = tw->server;
 	struct ns_krecord rec;
@@ -48,19 +59,37 @@ static int on_kernel_record(void *ctx, void *data, size_t size)
 	struct merged m;
 
 	if (size < sizeof(rec))
-		return 0;
+		return;
 	memcpy(&rec, data, sizeof(rec));
 	r = merge_transaction(tw->side, &rec, &u, &m);
 	tw->next_port = rec.next_port;
 	trace_worker_account(tw, r, &m, rec.flow_id, rec.seq, rec.port);
 	if (!f)
-		return 0;
+		return;
 	f->transactions++;
 	if (r != MERGE_OK)
-		return 0;
+		return;
 	hist_add(f->lat, m.total);
 	add_stage_sums(f, &m, stage_count(tw->side));
-	return 0;
+}
+
+static int on_kernel_record(void *ctx, void *data, size_t size)
+{
+	kernel_record(ctx, data, size);
+	return spent(ctx);
+}
+
+int trace_worker_read_some(struct trace_worker *tw, unsigned int n,
+			   uint64_t until)
+{
+	int r;
+
+	tw->budget = n;
+	tw->until = until;
+	r = ring_buffer__consume(tw->rb);
+	tw->budget = 0;
+	tw->until = 0;
+	return r < 0;
 }
 
 int trace_worker_init(struct trace_worker *tw, struct tracer *t, int id,
@@ -434,11 +463,8 @@ static void take_deferred(struct trace_worker *tw)
 	next = f->tr_seq;
 	tw->defer_f = NULL;
 	/* One held already (the one before went without): it is the next. */
-	if (!tw->have) {
-		tw->one = 1;
-		ring_buffer__consume(tw->rb);
-		tw->one = 0;
-	}
+	if (!tw->have)
+		trace_worker_read_some(tw, 1, 0);
 	/* Its own record went missing: this one is a later transaction's. */
 	if (tw->have && tw->rec.flow_id == (uint32_t)f->id &&
 	    (uint32_t)tw->rec.seq != (uint32_t)tw->defer_seq) {

@@ -66,7 +66,9 @@ struct trace_worker {
 	uint64_t cost_ns, cost_n;	/* merges timed, and their time */
 	struct ns_krecord rec;	/* the record read last */
 	int have;
-	int one;		/* read one record from the ring, no more */
+	unsigned int budget;	/* records a read takes at most; 0: all */
+	uint64_t until;		/* a read stops past this time (ns); 0: never */
+	unsigned int nread;	/* records read, to look at the clock by */
 	/*
 	 * --trace-sample, a server whose records come by ring: the timed
 	 * transaction whose record is merged at the worker's next one
@@ -125,6 +127,15 @@ struct trace_worker {
 
 int trace_worker_init(struct trace_worker *tw, struct tracer *t, int id,
 		      enum ns_side side, long max_recs);
+
+/*
+ * Read at most n records from the ring (0: no limit), stopping once
+ * past time `until` (ns; 0: no limit): 1 if it stopped (more may be
+ * waiting), 0 if it read all there was. ring_buffer__consume() alone
+ * does not return while the programs keep the ring from emptying.
+ */
+int trace_worker_read_some(struct trace_worker *tw, unsigned int n,
+			   uint64_t until);
 
 /* Does this worker take lean records (from the flows' slots)? */
 static inline int trace_worker_lean(const struct trace_worker *tw)

@@ -11,7 +11,8 @@ start_memcached() {
 		{ echo "no memcached"; exit "$SKIP"; }
 	next_ports
 	[ "${1:-}" != udp ] || udp=$CPORT
-	memcached -u nobody -l 127.0.0.1 -p "$DPORT" -U "$udp" -t 1 &
+	memcached -u nobody -l 127.0.0.1 -p "$DPORT" -U "$udp" \
+		-t "${MC_THREADS:-1}" &
 	MC_PID=$!
 	trap 'kill $MC_PID 2>/dev/null; wait $MC_PID 2>/dev/null' EXIT
 	wait_port "$DPORT"
@@ -326,6 +327,23 @@ assert r["num_transactions"] == int(sys.argv[3]), r
 assert r["stage_app_count"] == r["trace_transactions"], r
 assert sum(i["transactions"] for i in d["intervals"]) == int(sys.argv[3])
 PY
+}
+
+# Sixteen flows' records come faster than observe merges them, and the
+# ring never empties: observe reads it in batches between looks at the
+# clock, so it ends on time, within one interval, every interval said.
+t_observe_keeps_its_length_under_load() {
+	need_root
+	MC_THREADS=2 start_memcached
+	load_memcached -F 16 -T 2 -l 9
+	# On memcached's and the load's CPUs: the reader falls behind.
+	taskset -a -pc 0 "$MC_PID" > /dev/null
+	taskset -c 0 timeout -k 5 "$BOUND" "$NETSTAGE" observe --port "$DPORT" \
+		-l 4 > obs.out 2> obs.err
+	wait %2
+	expect_eq "$(grep -c ' trans/s ' obs.err)" 4 "interval lines"
+	awk -F= '$1 == "duration_s" && $2 < 5 { ok = 1 } END { exit !ok }' \
+		obs.out || fail "observe -l 4 took $(key obs.out duration_s) s"
 }
 
 t_raw_framing_by_a_lua_hook() {
