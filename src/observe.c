@@ -207,6 +207,23 @@ static void observer_start(struct observer *ob)
 }
 
 /*
+ * Read for READ_FOR_NS at most; inside the cost window, time it: the
+ * merge of a record is observe's cost in user space (trace_cost_user_ns).
+ */
+static int read_timed(struct trace_worker *tw, const struct trace_cost *c)
+{
+	uint64_t t0 = now_ns(), n0 = tw->nread;
+	int timing = trace_cost_timing(c), more;
+
+	more = trace_worker_read_some(tw, 0, t0 + READ_FOR_NS);
+	if (timing) {
+		tw->cost_ns += now_ns() - t0;
+		tw->cost_n += tw->nread - n0;
+	}
+	return more;
+}
+
+/*
  * The records the run's time left in the ring, read until it is empty or
  * the deadline: the observed server goes on, and may keep it full.
  */
@@ -229,7 +246,7 @@ static int observe_loop(struct observer *ob)
 		/* A full ring is read on at once, the clock kept between. */
 		if (!more)
 			poll(NULL, 0, READ_EVERY_MS);
-		more = trace_worker_read_some(tw, 0, now_ns() + READ_FOR_NS);
+		more = read_timed(tw, &s->rs.cost);
 		now = now_ns();
 		/* The last interval closes below, with the last records. */
 		if (now >= end)

@@ -15,9 +15,10 @@
  */
 static int spent(struct trace_worker *tw)
 {
+	tw->nread++;
 	if (tw->budget && !--tw->budget)
 		return -1;
-	if (tw->until && !(++tw->nread & 63) && now_ns() >= tw->until)
+	if (tw->until && !(tw->nread & 63) && now_ns() >= tw->until)
 		return -1;
 	return 0;
 }

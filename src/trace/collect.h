@@ -68,7 +68,7 @@ struct trace_worker {
 	int have;
 	unsigned int budget;	/* records a read takes at most; 0: all */
 	uint64_t until;		/* a read stops past this time (ns); 0: never */
-	unsigned int nread;	/* records read, to look at the clock by */
+	uint64_t nread;		/* records read from the ring */
 	/*
 	 * --trace-sample, a server whose records come by ring: the timed
 	 * transaction whose record is merged at the worker's next one
