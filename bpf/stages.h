@@ -229,6 +229,7 @@ enum ns_prog {
 /* Workers that can be traced, and each one's ring buffer. */
 #define NS_MAX_RINGS 256
 #define NS_RING_BYTES (1 << 20)
+#define NS_OBS_RING_BYTES (16 << 20)	/* observe's one ring */
 
 /* UDP datagrams queued on one socket whose stamps are kept (a power of 2). */
 #define NS_UDP_QUEUE 16
