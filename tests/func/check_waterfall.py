@@ -35,7 +35,9 @@ inner = [n for d, n in rows if d == 1]
 assert "remote" in top and inner, rows
 assert inner[0] == "wire_to_server" and inner[-1] == "wire_to_client", inner
 
-kept = int(kv["client.trace_records_kept"])
+# The slowest kept apart are no part of the sample the waterfall joins.
+kept = (int(kv["client.trace_records_kept"]) -
+        int(kv.get("waterfall.slowest_apart", 0)))
 joined = int(kv["waterfall.transactions"])
 not_joined = sum(int(kv["waterfall." + k])
                  for k in ("unmatched", "ambiguous", "disorder"))
