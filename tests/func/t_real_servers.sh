@@ -295,7 +295,8 @@ t_observe_outputs_every_side_has() {
 		--script "$EX/stage-report.lua" --trace-max-records 1000000 \
 		> obs.out 2> obs.err
 	ns observe --port "$DPORT" -l 1 -q \
-		-o num_transactions,stage_wakeup_p99_us > sel.out
+		-o num_transactions,stage_wakeup_p99_us,trace_cost_user_ns \
+		> sel.out
 	# The summary names observe once, and no flows it does not have;
 	# ten records kept of many are a sample, the slowest only if any.
 	ns observe --port "$DPORT" -l 1 --output-format human \
@@ -308,8 +309,10 @@ t_observe_outputs_every_side_has() {
 		hum.err || fail "records: $(grep -- --trace-max-records hum.err)"
 	o=$(key obs.out num_transactions)
 	expect_gt "$o" 0 "observed"
-	expect_eq "$(wc -l < sel.out)" 2 "-o: two keys"
+	expect_eq "$(wc -l < sel.out)" 3 "-o: three keys"
 	grep -q '^stage_wakeup_p99_us=' sel.out
+	# Its merging of records is timed: a cost in user space.
+	expect_gt "$(key sel.out trace_cost_user_ns)" 0 "merge cost"
 	# The script saw the observer's results and every record.
 	grep -q "^observe side, $o traced transactions" obs.out
 	grep -q "stages add up: $o of $o records" obs.out
