@@ -70,9 +70,11 @@ void glance_side(const struct kv_list *l, const char *workload,
 {
 	const char *mbps = kv_get(l, "throughput_Mbps");
 
-	/* observe is both the workload and the side. */
-	fprintf(f, "netstage %s%s%s: ", workload, strcmp(workload, who) ?
-		" " : "", strcmp(workload, who) ? who : "");
+	/* observe is both the workload and the side: named once. */
+	if (strcmp(workload, who))
+		fprintf(f, "netstage %s %s: ", workload, who);
+	else
+		fprintf(f, "netstage %s: ", workload);
 	if (mbps)
 		fprintf(f, "%.1f MB written, %.1f MB read",
 			num(l, "bytes_written") / 1e6,

@@ -223,15 +223,6 @@ static int read_timed(struct trace_worker *tw, const struct trace_cost *c)
 	return more;
 }
 
-/*
- * The records the run's time left in the ring, read until it is empty or
- * the deadline: the observed server goes on, and may keep it full.
- */
-static void drain(struct trace_worker *tw, uint64_t deadline)
-{
-	trace_worker_read_some(tw, 0, deadline);
-}
-
 /* Read records until the time is up, a signal, or the server is gone. */
 static int observe_loop(struct observer *ob)
 {
@@ -268,7 +259,11 @@ static int observe_loop(struct observer *ob)
 	}
 	s->res.t_end = now_ns();
 	trace_cost_finish(&s->rs.cost);
-	drain(tw, s->res.t_end + s->rs.interval_ns / 10);
+	/*
+	 * What the run's time left in the ring, for a tenth of an interval
+	 * at most: the observed server goes on, and may keep it full.
+	 */
+	trace_worker_read_some(tw, 0, s->res.t_end + s->rs.interval_ns / 10);
 	/* A last interval that is all but over counts, as a worker's does. */
 	worker_maybe_snapshot(&s->workers[0],
 			      s->res.t_end + s->rs.interval_ns / 10);

@@ -2,10 +2,10 @@
  * What timing a transaction costs, measured inside the run itself:
  * with --trace-sample or --trace-control, the transactions BPF leaves
  * untimed are a control group running beside the timed ones, on the
- * same machine at the same moments. The client's latency of each goes into one of two
- * histograms per tenth of the run; the cost is the timed p50 less the
- * untimed p50, with a 95% interval from the tenths' own differences
- * (Student's t over those that have both). Pure: tests/unit/t_inrun.c.
+ * same machine at the same moments. The client's latency of each goes
+ * into one of two histograms per tenth of the run; the cost is the
+ * timed p50 less the untimed p50, with a 95% interval from the tenths'
+ * own differences (Student's t over those that have both). Pure: tests/unit/t_inrun.c.
  */
 #ifndef NETSTAGE_TRACE_INRUN_H
 #define NETSTAGE_TRACE_INRUN_H

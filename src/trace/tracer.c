@@ -44,36 +44,36 @@ struct hook {
 static const struct hook hooks[NS_P_COUNT] = {
 	/* Every packet the machine receives: NETIF_RX. */
 	[NS_P_ARRIVAL] = { "netif_receive_skb", NULL, "netif_receive_skb", 0,
-			"the kernel has no netif_receive_skb tracepoint: "
-			"NETIF_RX is the kernel's receive stamp, which "
-			"loopback and veth take after IP receive and "
-			"netfilter" },
+		"the kernel has no netif_receive_skb tracepoint: "
+		"NETIF_RX is the kernel's receive stamp, which "
+		"loopback and veth take after IP receive and "
+		"netfilter" },
 	[NS_P_DATA_READY] = { "sk_data_ready", NULL, "sk_data_ready", 0 },
 	[NS_P_RECV] = { "sock_recv_length", NULL, "sock_recv_length", 0 },
 	[NS_P_TCP_SEND] = { "tcp_sendmsg_locked", NULL, "tcp_sendmsg_locked",
-			 ONLY_OBSERVE },
+		ONLY_OBSERVE },
 	[NS_P_XMIT] = { "dev_hard_start_xmit", "dev_hard_start_xmit",
-		     "net_dev_start_xmit", 0 },
+		"net_dev_start_xmit", 0 },
 	[NS_P_SEND] = { "sock_send_length", NULL, "sock_send_length", 0 },
 	[NS_P_STATE] = { "inet_sock_set_state", NULL, "inet_sock_set_state",
-		      ONLY_CONNECTIONS },
+		ONLY_CONNECTIONS },
 	/* Every syscall of the machine: only observe needs it (POLL_RET). */
 	[NS_P_SYSEXIT] = { "sys_exit", NULL, "sys_exit", ONLY_OBSERVE,
-			"the kernel has no sys_exit tracepoint: POLL_RET is "
-			"not stamped, so wakeup is 0 and recv_call holds the "
-			"wait" },
+		"the kernel has no sys_exit tracepoint: POLL_RET is "
+		"not stamped, so wakeup is 0 and recv_call holds the "
+		"wait" },
 	/* Every wake-up and context switch of the machine: --trace-sched. */
 	[NS_P_WAKEUP] = { "sched_wakeup", NULL, "sched_wakeup", ONLY_SCHED,
-		       "the kernel has no sched_wakeup tracepoint: WOKEN is "
-		       "not stamped, so the wake-up counts as busy" },
+		"the kernel has no sched_wakeup tracepoint: WOKEN is "
+		"not stamped, so the wake-up counts as busy" },
 	[NS_P_SWITCH] = { "sched_switch", NULL, "sched_switch", ONLY_SCHED,
-		       "the kernel has no sched_switch tracepoint: ON_CPU is "
-		       "not stamped, so the wake-up counts as busy" },
+		"the kernel has no sched_switch tracepoint: ON_CPU is "
+		"not stamped, so the wake-up counts as busy" },
 	/* Runs only when TCP resends: RETRANS, and the counts. */
 	[NS_P_RETRANS] = { "tcp_retransmit_skb", NULL, "tcp_retransmit_skb",
-			ONLY_TCP, "the kernel has no tcp_retransmit_skb "
-			"tracepoint: retransmissions are not counted or "
-			"marked" },
+		ONLY_TCP, "the kernel has no tcp_retransmit_skb "
+		"tracepoint: retransmissions are not counted or "
+		"marked" },
 };
 
 /* Does this side (and --trace-sched) use hook h? */
