@@ -566,6 +566,7 @@ static __always_inline void emit(struct ns_sk *st, __u32 m)
 		r->next_port = next_port(st);
 		r->port = st->port;
 		r->seq = m;
+		r->rx_off = st->rx_off[NS_SLOT(m)];
 		for (i = 0; i < NS_B_COUNT; i++)
 			r->t[i] = 0;
 		for (i = 0; i < NS_K_COUNT; i++)
@@ -1097,6 +1098,7 @@ static __always_inline int obs_wakeup(const struct sock *sk, struct ns_sk *st,
 	sl = slot(st, st->rx_seen);
 	clear_slot(sl);
 	st->rx_open = 1;
+	st->rx_off[NS_SLOT(st->rx_seen)] = (__u32)st->rx_mark;
 	st->rx_seen++;
 	sl[NS_K_DATA_READY] = now;
 	first = tp->rcv_nxt - (__u32)(end - st->rx_mark);

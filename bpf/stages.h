@@ -274,6 +274,8 @@ struct ns_sk {
 	unsigned int rx_ooo;
 	/* observe: TCP sequence number of each response's first byte */
 	unsigned int tx_seq[NS_SLOTS];
+	/* observe: each request's first byte's offset in the stream */
+	unsigned int rx_off[NS_SLOTS];
 	/* K stamps by message: slot m % NS_SLOTS, by enum ns_kboundary */
 	unsigned long long slot[NS_SLOTS][NS_K_COUNT];
 	/*
@@ -354,7 +356,13 @@ struct ns_krecord {
 	unsigned short next_port;
 	/* the connection's client port, where BPF made the storage */
 	unsigned short port;
-	unsigned short pad2[3];
+	unsigned short pad2;
+	/*
+	 * observe: the offset of the request's first byte in the stream
+	 * (its low 32 bits), which the client knows too: what names the
+	 * transaction on both ends for the sample (trace_rec_priority)
+	 */
+	unsigned int rx_off;
 	unsigned long long seq;
 	unsigned long long t[NS_B_COUNT];	/* 0: not seen */
 	/* --trace-sched: the task switched out as ON_CPU's reader came in */

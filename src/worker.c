@@ -462,6 +462,9 @@ static int setup_worker(struct worker *w, struct run_shared *rs, char *err,
 			snprintf(err, len, "trace ring: %s", strerror(errno));
 			return -1;
 		}
+		/* A TCP request is named by where it starts in its stream. */
+		if (!NS_IS_UDP(trace_side(rs)) && !NS_IS_CRR(trace_side(rs)))
+			w->tw->req_bytes = rs->request_size;
 		w->tw->sample = rs->o->trace_sample;
 		w->tw->control = rs->o->trace_control;
 		w->tw->cost = &rs->cost;

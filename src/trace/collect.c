@@ -64,7 +64,8 @@ static void kernel_record(struct trace_worker *tw, void *data, size_t size)
 	memcpy(&rec, data, sizeof(rec));
 	r = merge_transaction(tw->side, &rec, &u, &m);
 	tw->next_port = rec.next_port;
-	trace_worker_account(tw, r, &m, rec.flow_id, rec.seq, rec.port);
+	trace_worker_account(tw, r, &m, rec.flow_id, rec.seq, rec.port,
+			     rec.rx_off);
 	if (!f)
 		return;
 	f->transactions++;
@@ -121,16 +122,21 @@ int trace_worker_init(struct trace_worker *tw, struct tracer *t, int id,
 }
 
 /*
- * A transaction's place in the sample, from what names it on both ends
- * (flow and sequence number; a connection's client port where each has
- * its own, tcp_crr and observe): a hash, so that the client and the
- * server keep the same transactions and their records still join.
+ * Not the port alone for observe: a connection's requests would all
+ * tie, and the sample would be the connections whose port hashes
+ * lowest, each whole. Offsets are taken mod 2^32, as BPF keeps them.
  */
 uint64_t trace_rec_priority(enum ns_side side, uint32_t flow_id,
-			    uint64_t seq, uint16_t port)
+			    uint64_t seq, uint16_t port, int64_t off)
 {
-	uint64_t x = NS_IS_CRR(side) || NS_IS_OBS(side)
-			     ? port : ((uint64_t)flow_id << 40) ^ seq;
+	uint64_t x;
+
+	if (NS_IS_CRR(side))
+		x = port;
+	else if (off >= 0)
+		x = (1ULL << 48) | ((uint64_t)port << 32) | (uint32_t)off;
+	else
+		x = ((uint64_t)flow_id << 40) ^ seq;
 
 	/* splitmix64's finaliser */
 	x += 0x9e3779b97f4a7c15ULL;
@@ -228,7 +234,7 @@ struct trace_rec *trace_worker_account(struct trace_worker *tw,
 				       enum merge_result r,
 				       const struct merged *m,
 				       uint32_t flow_id, uint64_t seq,
-				       uint16_t port)
+				       uint16_t port, int64_t off)
 {
 	int i, n = stage_count(tw->side), slow;
 	struct trace_rec rec, *kept = NULL;
@@ -252,7 +258,7 @@ struct trace_rec *trace_worker_account(struct trace_worker *tw,
 	for (i = 0; i < n; i++)
 		hist_add(&tw->stage[i], m->stage[i]);
 	/* Most transactions of a long run are passed over: decide first. */
-	p = trace_rec_priority(tw->side, flow_id, seq, port);
+	p = trace_rec_priority(tw->side, flow_id, seq, port, off);
 	tw->offered++;
 	slow = tw->max_slow &&
 	       (tw->nslow < tw->max_slow || ~m->total < tw->sheap[0].key);
@@ -277,7 +283,10 @@ static void merge_rec(struct trace_worker *tw, struct flow *f,
 	r = merge_transaction(tw->side, rec, u, &m);
 	/* tcp_crr: BPF knows each connection's client port; f does not. */
 	trace_worker_account(tw, r, &m, f->id, rec->seq,
-			     rec->port ? rec->port : f->port);
+			     rec->port ? rec->port : f->port,
+			     tw->req_bytes ? (int64_t)(uint32_t)(rec->seq *
+							       tw->req_bytes)
+					   : -1);
 	if (r == MERGE_OK)
 		add_stage_sums(f, &m, stage_count(tw->side));
 }

@@ -62,6 +62,12 @@ struct trace_worker {
 	uint32_t sample;	/* --trace-sample: BPF times 1 message in this many */
 	uint32_t control;	/* --trace-control: msgnum.h, ns_timed() */
 	uint64_t untimed;	/* transactions the two leave untimed */
+	/*
+	 * A TCP request's bytes, where all are alike: request seq begins
+	 * at seq * req_bytes in its stream, what names it in the sample
+	 * (trace_rec_priority()). 0: not known, named by number.
+	 */
+	uint32_t req_bytes;
 	const struct trace_cost *cost;	/* times the merges while it says */
 	uint64_t cost_ns, cost_n;	/* merges timed, and their time */
 	struct ns_krecord rec;	/* the record read last */
@@ -181,10 +187,15 @@ void trace_worker_free(struct trace_worker *tw);
 uint64_t trace_keep(struct trace_worker **tw, int n, long max);
 /*
  * A transaction's place in the sample: a hash of what names it on both
- * ends, so that they keep the same ones. Exposed for the unit tests.
+ * ends, so that they keep the same ones. A TCP request is named by its
+ * connection's client port and the offset of its first byte in the
+ * stream (off), which a client, a netstage server and an observer of
+ * any server all know alike; off < 0 where it is not known (udp_rr):
+ * by flow and number. A tcp_crr connection's one request: by its port.
+ * Exposed for the unit tests.
  */
 uint64_t trace_rec_priority(enum ns_side side, uint32_t flow_id,
-			    uint64_t seq, uint16_t port);
+			    uint64_t seq, uint16_t port, int64_t off);
 /*
  * A message that ended no transaction was read (udp_rr: a response
  * that came too late): its record, if any, is no transaction's.
@@ -212,12 +223,13 @@ void trace_worker_take_lean(struct trace_worker *tw, struct flow *f,
 			    const struct ustamps *u);
 /*
  * Account one merge result; exposed for the unit tests. The record kept
- * for --trace-records, or NULL (incomplete, or past the limit).
+ * for --trace-records, or NULL (incomplete, or past the limit). off:
+ * the request's offset in its stream, or < 0 (trace_rec_priority()).
  */
 struct trace_rec *trace_worker_account(struct trace_worker *tw,
 				       enum merge_result r,
 				       const struct merged *m,
 				       uint32_t flow_id, uint64_t seq,
-				       uint16_t port);
+				       uint16_t port, int64_t off);
 
 #endif

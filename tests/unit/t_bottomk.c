@@ -21,7 +21,7 @@
 /* Uniform priorities: the records' own hash of a sequence number. */
 static uint64_t mix(uint64_t x)
 {
-	return trace_rec_priority(NS_CLIENT, 0, x, 0);
+	return trace_rec_priority(NS_CLIENT, 0, x, 0, -1);
 }
 
 struct offer { uint64_t prio, seq; };

@@ -244,7 +244,7 @@ static void t_a_response_held_back_is_timed_apart(void **state)
 	memset(&tw, 0, sizeof(tw));
 	tw.side = NS_SERVER;
 	hist_reset(&tw.held);
-	assert_null(trace_worker_account(&tw, r, &m, 0, 0, 0));
+	assert_null(trace_worker_account(&tw, r, &m, 0, 0, 0, -1));
 	assert_int_equal(tw.disorder, 1);
 	assert_int_equal(tw.bad_at[NS_B_APP_DONE], 1);
 	assert_int_equal(tw.held.count, 1);
@@ -375,8 +375,8 @@ static void t_records_match_transactions_by_flow_and_seq(void **state)
 	assert_int_equal(tw.stage[2].min, 7000);
 	/* The one left out is the one of highest priority. */
 	for (i = 1; i < 3; i++)
-		if (trace_rec_priority(NS_CLIENT, 3, seqs[i], 0) >
-		    trace_rec_priority(NS_CLIENT, 3, seqs[out], 0))
+		if (trace_rec_priority(NS_CLIENT, 3, seqs[i], 0, -1) >
+		    trace_rec_priority(NS_CLIENT, 3, seqs[out], 0, -1))
 			out = i;
 	for (i = 0; i < 2; i++)
 		assert_true(tw.recs[i].seq != seqs[out]);
@@ -567,7 +567,7 @@ static void t_both_ends_keep_the_same_sample(void **state)
 		for (flow = 0; flow < 3; flow++)
 			for (seq = 0; seq < 4000; seq++)
 				trace_worker_account(&ends[e], MERGE_OK, &m,
-						     flow, seq, 0);
+						     flow, seq, 0, -1);
 		one[0] = &ends[e];
 		assert_int_equal(trace_keep(one, 1, 300), 12000);
 		/* 297 sampled, 3 (1%) of the slowest: all spans are 0 here,
@@ -630,7 +630,7 @@ static void t_kept_are_exactly_the_lowest_priorities(void **state)
 	w.max_recs = 100;
 	w.max_slow = 10;
 	for (seq = 0; seq < 4000; seq++) {
-		prio[seq] = trace_rec_priority(NS_CLIENT, 1, seq, 0);
+		prio[seq] = trace_rec_priority(NS_CLIENT, 1, seq, 0, -1);
 		order[seq] = (struct by_prio){ prio[seq], seq };
 	}
 	qsort(order, 4000, sizeof(*order), by_prio_desc);
@@ -638,7 +638,7 @@ static void t_kept_are_exactly_the_lowest_priorities(void **state)
 		seq = order[i].seq;
 		/* Spans 0..3999 in no order (7919 is prime). */
 		m.total = (seq * 7919) % 4000;
-		trace_worker_account(&w, MERGE_OK, &m, 1, seq, 0);
+		trace_worker_account(&w, MERGE_OK, &m, 1, seq, 0, -1);
 		/*
 		 * At every step the 100 lowest so far (the last offered)
 		 * are in the store, and none twice.
@@ -654,7 +654,7 @@ static void t_kept_are_exactly_the_lowest_priorities(void **state)
 		low += w.keep.rec[i].prio <= prio[99];
 		assert_int_equal(w.keep.rec[i].prio,
 				 trace_rec_priority(NS_CLIENT, 1,
-						    w.keep.rec[i].seq, 0));
+						    w.keep.rec[i].seq, 0, -1));
 		assert_int_equal(w.keep.rec[i].span,
 				 (w.keep.rec[i].seq * 7919) % 4000);
 	}
@@ -687,6 +687,56 @@ static void t_kept_are_exactly_the_lowest_priorities(void **state)
 }
 
 /*
+ * An observer names a request by its client port and its first byte's
+ * offset in the stream (BPF's rx_off); a client by its port and its
+ * number times the request's size. 16 connections of 1000 seven-byte
+ * requests each, 1600 kept: both ends keep the same ones, and the
+ * sample is of every connection, not of the few whose port hashes low.
+ */
+static void t_an_observer_keeps_what_the_client_keeps(void **state)
+{
+	struct trace_worker end[2], *one[1];
+	static uint64_t prio[2][1584];
+	struct merged m = { 0 };
+	long per_port[16] = { 0 }, i;
+	uint64_t seq;
+	int e, port;
+
+	for (e = 0; e < 2; e++) {
+		memset(&end[e], 0, sizeof(end[e]));
+		end[e].side = e ? NS_SERVER_OBS : NS_CLIENT;
+		end[e].max_recs = 1600;
+		for (port = 0; port < 16; port++)
+			for (seq = 0; seq < 1000; seq++)
+				/* The observer numbers from where it met
+				 * the connection: not the client's seq. */
+				trace_worker_account(&end[e], MERGE_OK, &m,
+						     e ? 0 : (uint32_t)port,
+						     e ? seq + 40 : seq,
+						     (uint16_t)(40000 + port),
+						     (int64_t)seq * 7);
+		one[0] = &end[e];
+		assert_int_equal(trace_keep(one, 1, 1600), 16000);
+		/* 1% of the limit is for the slowest, none here. */
+		assert_int_equal(end[e].nrecs, 1584);
+		for (i = 0; i < 1584; i++)
+			prio[e][i] = end[e].recs[i].prio;
+		qsort(prio[e], 1584, sizeof(prio[e][0]), cmp_u64);
+	}
+	for (i = 0; i < 1584; i++) {
+		assert_int_equal(prio[0][i], prio[1][i]);
+		per_port[end[0].recs[i].port - 40000]++;
+	}
+	/* 99 a connection expected: binomial, sd under 10. */
+	for (port = 0; port < 16; port++) {
+		assert_true(per_port[port] > 60);
+		assert_true(per_port[port] < 140);
+	}
+	trace_worker_free(&end[0]);
+	trace_worker_free(&end[1]);
+}
+
+/*
  * tcp_crr names a transaction by its connection's port: one port, one
  * priority for all. A tie does not displace what is kept: the first
  * 100 stay.
@@ -701,7 +751,7 @@ static void t_ties_keep_the_earlier(void **state)
 	w.side = NS_CLIENT_CRR;
 	w.max_recs = 100;
 	for (i = 0; i < 1000; i++)
-		trace_worker_account(&w, MERGE_OK, &m, 1, i, 5);
+		trace_worker_account(&w, MERGE_OK, &m, 1, i, 5, 0);
 	assert_int_equal(trace_keep(one, 1, 100), 1000);
 	assert_int_equal(w.nrecs, 100);
 	for (i = 0; i < 100; i++)
@@ -731,7 +781,7 @@ static void t_the_slowest_are_kept(void **state)
 		 * the run's 10 longest are 4996 us and up, 5 on each. */
 		for (seq = 1; seq <= 5000; seq++) {
 			m.total = seq * 1000 + (seq % 2 == (uint64_t)k ? 0 : 500);
-			trace_worker_account(&w[k], MERGE_OK, &m, k, seq, 0);
+			trace_worker_account(&w[k], MERGE_OK, &m, k, seq, 0, -1);
 		}
 	}
 	assert_int_equal(trace_keep(both, 2, 1000), 10000);
@@ -821,6 +871,7 @@ int main(void)
 		cmocka_unit_test(t_lean_waiting_is_bounded_across_flows),
 		cmocka_unit_test(t_both_ends_keep_the_same_sample),
 		cmocka_unit_test(t_kept_are_exactly_the_lowest_priorities),
+		cmocka_unit_test(t_an_observer_keeps_what_the_client_keeps),
 		cmocka_unit_test(t_ties_keep_the_earlier),
 		cmocka_unit_test(t_the_slowest_are_kept),
 	};
