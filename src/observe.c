@@ -27,6 +27,8 @@
 #define READ_EVERY_MS 10
 /* How long a read of a ring that does not empty goes on (ns). */
 #define READ_FOR_NS (20 * 1000 * 1000ULL)
+/* How long a record may come after its stamp, and still count on time. */
+#define DRAINED_SLACK_NS (1000 * 1000ULL)
 
 /* The inodes of TCP sockets listening on port, from one /proc table. */
 static int listening_inodes(const char *table, int port,
@@ -132,6 +134,8 @@ static int alive(int pid)
 struct observer {
 	struct side side;
 	int pid;
+	uint64_t end;		/* transactions count from t_start to here */
+	uint64_t lost;		/* events lost in BPF by the last interval */
 	char err[256];
 };
 
@@ -146,6 +150,38 @@ static uint32_t netns_of(int pid)
 
 	snprintf(path, sizeof(path), "/proc/%d/ns/net", pid);
 	return stat(path, &st) ? 0 : (uint32_t)st.st_ino;
+}
+
+/*
+ * Close the intervals that ended by t, each at its own end: a
+ * transaction counts in the interval its last stamp falls in, however
+ * late its record is read. An interval that lost events says so.
+ */
+static void close_intervals(struct observer *ob, uint64_t t)
+{
+	struct worker *w = &ob->side.workers[0];
+	uint64_t lost;
+
+	while (t >= w->next_snap) {
+		worker_snapshot(w, w->next_snap);
+		lost = tracer_lost(ob->side.rs.tracer);
+		if (lost > ob->lost)
+			log_err("interval %ld: %llu events lost in BPF: its "
+				"figures are incomplete", w->k,
+				(unsigned long long)(lost - ob->lost));
+		ob->lost = lost;
+	}
+}
+
+static int at_time(void *arg, uint64_t t)
+{
+	struct observer *ob = arg;
+
+	/* Before the clock started: records of the programs' first ms. */
+	if (t < ob->side.rs.t_start || t >= ob->end)
+		return 1;
+	close_intervals(ob, t);
+	return 0;
 }
 
 /* The tracer in observe mode and the one reader of its one ring. */
@@ -187,6 +223,8 @@ static int observer_open(struct observer *ob)
 			 strerror(errno));
 		return -1;
 	}
+	w->tw->at = at_time;
+	w->tw->at_arg = ob;
 	side_add_flow(s, w->tw->server = flow_new(-1, 0, 1));
 	worker_add_flow(w, w->tw->server);
 	return 0;
@@ -203,6 +241,7 @@ static void observer_start(struct observer *ob)
 	cpu_read(&s->res.cpu_start);
 	s->res.t_start = s->rs.t_start = now_ns();
 	s->workers[0].next_snap = s->rs.t_start + s->rs.interval_ns;
+	ob->end = s->rs.t_start + s->o->test_length * NSEC_PER_SEC;
 	side_measure_cost(s);
 }
 
@@ -223,26 +262,31 @@ static int read_timed(struct trace_worker *tw, const struct trace_cost *c)
 	return more;
 }
 
-/* Read records until the time is up, a signal, or the server is gone. */
+/*
+ * Read records until the time is up, a signal, or the server is gone.
+ * With no record to close them, intervals close by the clock once a
+ * read has emptied the ring: every record stamped before it began is
+ * in, but for a thread held between its stamp and its record
+ * (DRAINED_SLACK_NS).
+ */
 static int observe_loop(struct observer *ob)
 {
 	struct side *s = &ob->side;
 	struct trace_worker *tw = s->workers[0].tw;
-	uint64_t end = s->res.t_start + s->o->test_length * NSEC_PER_SEC;
 	int rc = 0, more = 0;
 
 	for (;;) {
-		uint64_t now;
+		uint64_t t0;
 
 		/* A full ring is read on at once, the clock kept between. */
 		if (!more)
 			poll(NULL, 0, READ_EVERY_MS);
+		t0 = now_ns();
 		more = read_timed(tw, &s->rs.cost);
-		now = now_ns();
-		/* The last interval closes below, with the last records. */
-		if (now >= end)
+		if (!more)
+			close_intervals(ob, t0 - DRAINED_SLACK_NS);
+		if (now_ns() >= ob->end)
 			break;
-		worker_maybe_snapshot(&s->workers[0], now);
 		/* Ctrl-C ends an observation as bpftrace's does: no error. */
 		if (interrupted == INTERRUPTED_SIGNAL)
 			break;
@@ -257,16 +301,18 @@ static int observe_loop(struct observer *ob)
 			break;
 		}
 	}
-	s->res.t_end = now_ns();
+	if (now_ns() < ob->end)
+		ob->end = now_ns();
+	s->res.t_end = ob->end;
 	trace_cost_finish(&s->rs.cost);
 	/*
-	 * What the run's time left in the ring, for a tenth of an interval
-	 * at most: the observed server goes on, and may keep it full.
+	 * The records of the run's last transactions, for a tenth of an
+	 * interval at most: the observed server goes on, and may keep the
+	 * ring full. Those of later ones are not counted.
 	 */
-	trace_worker_read_some(tw, 0, s->res.t_end + s->rs.interval_ns / 10);
+	trace_worker_read_some(tw, 0, now_ns() + s->rs.interval_ns / 10);
 	/* A last interval that is all but over counts, as a worker's does. */
-	worker_maybe_snapshot(&s->workers[0],
-			      s->res.t_end + s->rs.interval_ns / 10);
+	close_intervals(ob, ob->end + s->rs.interval_ns / 10);
 	worker_finish(&s->workers[0]);
 	return rc;
 }

@@ -492,6 +492,7 @@ static void csv_header(FILE *f, const struct run_shared *rs)
 
 		for (i = 0; i < stage_count(side_of(rs)); i++)
 			fprintf(f, ",stage_%s_mean", d[i].name);
+		fputs(",trace_lost", f);
 	}
 	fputs(",utime,stime,maxrss,minflt,majflt,nvcsw,nivcsw\n", f);
 }
@@ -516,6 +517,8 @@ static void csv_row(FILE *f, const struct sample *s,
 	for (i = 0; rs->tracer && !rs->trace_hist &&
 		    i < stage_count(side_of(rs)); i++)
 		fprintf(f, ",%.9f", s->stage_mean[i]);
+	if (rs->tracer && !rs->trace_hist)
+		fprintf(f, ",%llu", (unsigned long long)s->trace_lost);
 	fprintf(f, ",%.6f,%.6f,%ld,%ld,%ld,%ld,%ld\n", tv(&s->ru.ru_utime),
 		tv(&s->ru.ru_stime), s->ru.ru_maxrss, s->ru.ru_minflt,
 		s->ru.ru_majflt, s->ru.ru_nvcsw, s->ru.ru_nivcsw);

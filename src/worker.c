@@ -91,7 +91,7 @@ static void reap(struct worker *w)
 }
 
 static void record_sample(struct worker *w, struct flow *f, uint64_t now,
-			  const struct rusage *ru)
+			  const struct rusage *ru, uint64_t lost)
 {
 	const struct percentiles *pc = &w->rs->o->percentiles;
 	struct sample *s;
@@ -113,6 +113,7 @@ static void record_sample(struct worker *w, struct flow *f, uint64_t now,
 	s->bytes_written = f->bytes_written;
 	s->transactions = f->transactions;
 	s->ru = *ru;
+	s->trace_lost = lost;
 	for (i = 0; f->st_count && i < NS_MAX_STAGES; i++)
 		s->stage_mean[i] = f->st_sum[i] / 1e9 / f->st_count;
 	f->st_count = 0;
@@ -157,12 +158,15 @@ void worker_finish(struct worker *w)
 void worker_snapshot(struct worker *w, uint64_t now)
 {
 	struct run_shared *rs = w->rs;
-	uint64_t trans = 0, bytes = 0;
+	uint64_t trans = 0, bytes = 0, lost = 0;
 	struct rusage ru;
 	int i;
 
-	if (rs->record_samples)
+	if (rs->record_samples) {
 		getrusage(RUSAGE_SELF, &ru);
+		if (rs->tracer && !rs->trace_hist)
+			lost = tracer_lost(rs->tracer);
+	}
 	trans = w->gone_transactions;
 	bytes = w->gone_read + w->gone_written;
 	for (i = 0; i < w->nflows; i++) {
@@ -171,7 +175,7 @@ void worker_snapshot(struct worker *w, uint64_t now)
 		trans += f->transactions;
 		bytes += f->bytes_read + f->bytes_written;
 		if (rs->record_samples)
-			record_sample(w, f, now, &ru);
+			record_sample(w, f, now, &ru, lost);
 		flow_close_interval(f, &w->ilat);
 	}
 	push_tick(w, now, trans, bytes);

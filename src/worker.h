@@ -75,6 +75,7 @@ struct sample {
 	double lat_min, lat_mean, lat_max, lat_stddev;	/* s */
 	double pct[MAX_PERCENTILES];			/* s */
 	double stage_mean[NS_MAX_STAGES];		/* s, --trace */
+	uint64_t trace_lost;	/* the side's events lost in BPF so far */
 	struct rusage ru;
 };
 

@@ -47,6 +47,17 @@ static void add_stage_sums(struct flow *f, const struct merged *m, int n)
 		f->st_sum[i] += m->stage[i];
 }
 
+static uint64_t last_stamp(const struct ns_krecord *rec)
+{
+	uint64_t t = 0;
+	int b;
+
+	for (b = 0; b < NS_B_COUNT; b++)
+		if (rec->t[b] > t)
+			t = rec->t[b];
+	return t;
+}
+
 /*
  * observe: no worker stamps to wait for; each record is a whole
  * transaction, merged as it is read.
@@ -62,6 +73,8 @@ static void kernel_record(struct trace_worker *tw, void *data, size_t size)
 	if (size < sizeof(rec))
 		return;
 	memcpy(&rec, data, sizeof(rec));
+	if (tw->at && tw->at(tw->at_arg, last_stamp(&rec)))
+		return;
 	r = merge_transaction(tw->side, &rec, &u, &m);
 	tw->next_port = rec.next_port;
 	trace_worker_account(tw, r, &m, rec.flow_id, rec.seq, rec.port,

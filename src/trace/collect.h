@@ -76,6 +76,14 @@ struct trace_worker {
 	uint64_t until;		/* a read stops past this time (ns); 0: never */
 	uint64_t nread;		/* records read from the ring */
 	/*
+	 * observe: told each record's time (its last stamp) before the
+	 * record counts, so that intervals close by the transactions' own
+	 * time, not by when their records were read; nonzero: the record
+	 * is not counted (past the run's end). Or NULL.
+	 */
+	int (*at)(void *arg, uint64_t t);
+	void *at_arg;
+	/*
 	 * --trace-sample, a server whose records come by ring: the timed
 	 * transaction whose record is merged at the worker's next one
 	 * (collect.c, defer_ring()), or NULL, and its stamps.

@@ -291,6 +291,7 @@ rows = list(csv.DictReader(open(sys.argv[1])))
 stages = [c for c in rows[0] if c.startswith("stage_")]
 assert stages == ["stage_%s_mean" % s for s in ("send_call", "tcp_tx",
     "remote", "softirq_rx", "tcp_rx", "wakeup", "recv_call", "to_app")], stages
+assert list(rows[0])[-8:-7] == ["trace_lost"], list(rows[0])
 for r in rows:
     total = sum(float(r[s]) for s in stages)
     # Every transaction of the run traced: the interval's stage means
