@@ -6,10 +6,11 @@
       prints "time rtt cmd_get" a line (time: CLOCK_MONOTONIC, the clock
       of observe's samples.csv, at the middle of the round trip).
   mc_stats.py check stats.txt samples.csv INTERVAL MAX_ERROR
-      memcached's gets in each of observe's intervals, interpolated at
-      the intervals' ends, and the stats requests of this sampler in
-      it (observe counts them too), against observe's count: prints
-      each and fails if one differs by more than MAX_ERROR (a fraction).
+      memcached's gets in each of observe's intervals, bounded by the
+      samples around the intervals' ends, and the stats requests of
+      this sampler in it (observe counts them too), against observe's
+      count: prints each and fails if one is further than MAX_ERROR (a
+      fraction) outside the bounds.
 """
 import bisect
 import socket
@@ -34,36 +35,51 @@ def sample(port, seconds):
         buf = b""
 
 
-def gets_at(stats, t):
-    """cmd_get at time t, between the two samples around it: the last
-    answered before t, the first asked after it (a round trip apart)."""
-    i = bisect.bisect_left([s[0] for s in stats], t)
-    if i == 0 or i == len(stats):
-        sys.exit("mc_stats: no sample of memcached around %.3f" % t)
-    (ta, _, ga), (tb, _, gb) = stats[i - 1], stats[i]
-    return ga + (gb - ga) * (t - ta) / (tb - ta)
+class Gets:
+    """memcached's cmd_get around any time t, from the samples."""
+
+    def __init__(self, stats):
+        # Answered by t: it was read before t. Asked after t: after.
+        self.answered = sorted((t + rtt / 2, g) for t, rtt, g in stats)
+        self.asked = sorted((t - rtt / 2, g) for t, rtt, g in stats)
+        self.ta = [a[0] for a in self.answered]
+        self.tq = [q[0] for q in self.asked]
+
+    def bounds(self, t):
+        """cmd_get at t lies in [lo, hi]."""
+        i = bisect.bisect_left(self.ta, t)
+        j = bisect.bisect_right(self.tq, t)
+        if i == 0 or j == len(self.tq):
+            sys.exit("mc_stats: no sample of memcached around %.3f" % t)
+        return self.answered[i - 1][1], self.asked[j][1]
 
 
 def check(stats_file, samples_file, interval, max_err):
+    """Each interval's count must be memcached's within max_err, for
+    some count memcached's samples allow: the last read before the
+    interval's end and the first asked after it bound cmd_get there."""
     stats = [tuple(float(x) for x in line.split())
              for line in open(stats_file)]
+    gets = Gets(stats)
+    mids = sorted(s[0] for s in stats)
     rows = [line.split(",") for line in open(samples_file)]
     col = rows[0].index("transactions")
     ends = [(float(r[0]), int(r[col])) for r in rows[1:]]
-    t, prev = ends[0][0] - interval, 0
-    worst = 0
+    t, prev, bad = ends[0][0] - interval, 0, 0
     for end, count in ends:
-        mc = gets_at(stats, end) - gets_at(stats, t)
-        mc += sum(1 for s in stats if t <= s[0] < end)
+        (lo0, hi0), (lo1, hi1) = gets.bounds(t), gets.bounds(end)
+        # This sampler's stats requests, which observe counts too.
+        own = bisect.bisect_left(mids, end) - bisect.bisect_left(mids, t)
+        lo, hi = lo1 - hi0 + own, hi1 - lo0 + own
         obs = count - prev
-        err = abs(obs - mc) / mc if mc else float(obs != 0)
-        worst = max(worst, err)
-        print("interval ending %.3f: observe %d, memcached %.1f, %+.4f%%" %
-              (end, obs, mc, 100 * (obs - mc) / mc if mc else 0))
+        off = max(lo - obs, obs - hi, 0) / lo if lo else float(obs != 0)
+        bad += off > max_err
+        print("interval ending %.3f: observe %d, memcached %d to %d, "
+              "%.4f%% outside" % (end, obs, lo, hi, 100 * off))
         t, prev = end, count
-    if worst > max_err:
-        sys.exit("mc_stats: an interval is %.4f%% off memcached's count" %
-                 (100 * worst))
+    if bad:
+        sys.exit("mc_stats: %d intervals are more than %g%% off "
+                 "memcached's count" % (bad, 100 * max_err))
 
 
 if sys.argv[1] == "sample":

@@ -354,8 +354,10 @@ t_observe_keeps_its_length_under_load() {
 
 # memcached -t 2 under 16 flows of gets on 2 threads (70,000 a second
 # here): observe loses nothing, and its count of every interval is
-# memcached's own (cmd_get, sampled by the test every 2 ms, and the
-# test's stats requests, which observe counts too) within 0.1%.
+# memcached's own within 0.1%: cmd_get, which the test asks for over
+# and over, bounded at each interval's end by the last answer before
+# it and the first question after it (about 90 gets apart), and the
+# test's stats requests, which observe counts too.
 t_observe_counts_each_interval_as_memcached_does() {
 	need_root
 
