@@ -4,8 +4,8 @@
 # Runs as root, or through sudo when it is available.
 set -e
 
-BUILD="make gcc libc6-dev pkg-config libcmocka-dev liblua5.3-dev libsodium-dev libcap-dev"
-# liblua5.3-dev: --script. libsodium-dev: --auth-key's HMAC and random challenges. libcap-dev: dropping privileges once BPF is loaded. Tracing: clang builds the BPF object, bpftool its skeleton, libbpf loads it.
+BUILD="make gcc libc6-dev pkg-config libcmocka-dev liblua5.3-dev libsodium-dev libcap-dev libmicrohttpd-dev"
+# liblua5.3-dev: --script. libsodium-dev: --auth-key's HMAC and random challenges. libcap-dev: dropping privileges once BPF is loaded. libmicrohttpd-dev: observe --listen serves /metrics. Tracing: clang builds the BPF object, bpftool its skeleton, libbpf loads it.
 BPF="clang bpftool libbpf-dev libelf-dev zlib1g-dev"
 # libFuzzer's runtime for clang (make fuzz, and a short run in make check).
 FUZZ="libclang-rt-dev"
@@ -18,8 +18,9 @@ FUZZ="libclang-rt-dev"
 # python3-jsonschema validates every JSON document against docs/.
 # nodejs runs Chrome's trace engine on the --perfetto file (below).
 # strace shows which socket options a data socket gets before connect().
+# prometheus scrapes observe --listen and answers histogram_quantile().
 TEST="python3 python3-jsonschema iproute2 procps nftables memcached socat \
-haproxy valgrind chromium nodejs strace"
+haproxy valgrind chromium nodejs strace prometheus"
 # Debian ships npm apart from nodejs; NodeSource's nodejs has it inside.
 command -v npm > /dev/null || TEST="$TEST npm"
 PKGS="$BUILD $BPF $FUZZ $TEST ${EXTRA_PKGS:-}"

@@ -17,6 +17,9 @@
 
 #include "common.h"
 #include "flow.h"
+#include "kv.h"
+#include "metrics.h"
+#include "metrics_http.h"
 #include "privs.h"
 #include "run.h"
 #include "side.h"
@@ -134,8 +137,10 @@ static int alive(int pid)
 struct observer {
 	struct side side;
 	int pid;
+	struct metrics_http *http;	/* --listen, or NULL */
 	uint64_t end;		/* transactions count from t_start to here */
 	uint64_t lost;		/* events lost in BPF by the last interval */
+	uint64_t cost_end;	/* the cost's window closes */
 	char err[256];
 };
 
@@ -184,6 +189,48 @@ static int at_time(void *arg, uint64_t t)
 	return 0;
 }
 
+/* The cost parts, once measured: trace_cost_kv()'s figures. */
+static int cost_parts(struct observer *ob, double *ns)
+{
+	static const char *const key[MC_PARTS] = {
+		"trace_cost_bpf_ns", "trace_cost_entry_ns",
+		"trace_cost_user_ns", "trace_cost_ns"
+	};
+	const struct trace_cost *c = &ob->side.rs.cost;
+	const struct trace_worker *tw = ob->side.workers[0].tw;
+	struct kv_list kv = { 0 };
+	const char *v;
+	int i;
+
+	/* Finished (its thread joined), or it may be writing them. */
+	if (c->inited || !c->done)
+		return 0;
+	trace_cost_kv(c, tw->cost_n ? (double)tw->cost_ns / tw->cost_n : -1,
+		      &kv);
+	for (i = 0; i < MC_PARTS; i++)
+		ns[i] = (v = kv_get(&kv, key[i])) ? strtod(v, NULL) : 0;
+	kv_free(&kv);
+	return 1;
+}
+
+/* GET /metrics: what the run has seen so far. */
+static void render_metrics(void *arg, FILE *f)
+{
+	struct observer *ob = arg;
+	const struct trace_worker *tw = ob->side.workers[0].tw;
+	struct metrics_view v = {
+		.port = ob->side.o->port,
+		.side = tw->side,
+		.stage = tw->stage,
+		.transactions = tw->complete + tw->missing + tw->disorder,
+		.incomplete = tw->missing + tw->disorder,
+		.lost = tracer_lost(ob->side.rs.tracer),
+	};
+
+	v.has_cost = cost_parts(ob, v.cost_ns);
+	metrics_write(f, &v);
+}
+
 /* The tracer in observe mode and the one reader of its one ring. */
 static int observer_open(struct observer *ob)
 {
@@ -227,7 +274,20 @@ static int observer_open(struct observer *ob)
 	w->tw->at_arg = ob;
 	side_add_flow(s, w->tw->server = flow_new(-1, 0, 1));
 	worker_add_flow(w, w->tw->server);
+	if (s->o->listen) {
+		ob->http = metrics_http_open(s->o->listen, render_metrics, ob,
+					     ob->err, sizeof(ob->err));
+		if (!ob->http)
+			return -1;
+		log_info("serving /metrics on %s", s->o->listen);
+	}
 	return 0;
+}
+
+/* --listen without -l: until stopped. */
+static int forever(const struct options *o)
+{
+	return o->listen && !options_given(o, "test_length");
 }
 
 /* The clock starts: intervals from here. */
@@ -241,8 +301,13 @@ static void observer_start(struct observer *ob)
 	cpu_read(&s->res.cpu_start);
 	s->res.t_start = s->rs.t_start = now_ns();
 	s->workers[0].next_snap = s->rs.t_start + s->rs.interval_ns;
-	ob->end = s->rs.t_start + s->o->test_length * NSEC_PER_SEC;
-	side_measure_cost(s);
+	ob->end = forever(s->o) ? UINT64_MAX
+				: s->rs.t_start + s->o->test_length * NSEC_PER_SEC;
+	/* Until stopped: measured 1 s in, as a 4 s run's would be. */
+	trace_cost_start(&s->rs.cost, s->rs.tracer,
+			 forever(s->o) ? 4 : s->o->test_length);
+	ob->cost_end = s->rs.t_start + s->rs.cost.delay_ns +
+		       s->rs.cost.window_ns + NSEC_PER_SEC / 10;
 }
 
 /*
@@ -285,6 +350,11 @@ static int observe_loop(struct observer *ob)
 		more = read_timed(tw, &s->rs.cost);
 		if (!more)
 			close_intervals(ob, t0 - DRAINED_SLACK_NS);
+		/* Its figures stand once its window is over (--listen). */
+		if (t0 > ob->cost_end)
+			trace_cost_finish(&s->rs.cost);
+		if (ob->http)
+			metrics_http_serve(ob->http);
 		if (now_ns() >= ob->end)
 			break;
 		/* Ctrl-C ends an observation as bpftrace's does: no error. */
@@ -366,6 +436,7 @@ int observe_run(struct options *o, const struct workload *wl)
 		log_err("%s", ob->err);
 		rc = EXIT_RUNTIME;
 	}
+	metrics_http_close(ob->http);
 	if (ob->pid >= 0 || ob->side.o)
 		side_free(&ob->side);
 	free(ob);

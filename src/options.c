@@ -14,6 +14,7 @@
 
 #include "common.h"
 #include "glance.h"
+#include "metrics_http.h"
 #include "options.h"
 #include "stages.h"
 #include "version.h"
@@ -210,6 +211,8 @@ static const struct opt_def defs[] = {
 	  "run the Lua script FILE: hooks, run(), analysis (docs/script-api.md)" },
 	{ "pid", 0, T_INT, O(pid), W_OBSERVE, "0", 0, 1 << 30,
 	  "the server's process id (default: whichever listens on --port)" },
+	{ "listen", 0, T_STR, O(listen), W_OBSERVE, NULL, 0, 0,
+	  "serve /metrics (OpenMetrics: stage histograms) for Prometheus on ADDR:PORT, and run until stopped unless -l is given" },
 	{ "help", 'h', T_BOOL, O(help), W_EVERY, NULL, 0, 0,
 	  "show this help" },
 };
@@ -691,6 +694,16 @@ static int needs_records(const struct options *o, char *err, size_t len)
 	return 0;
 }
 
+static int check_listen(const char *where, char *err, size_t len)
+{
+	struct addr a;
+	char why[300];
+
+	if (!metrics_http_parse(where, &a, why, sizeof(why)))
+		return 0;
+	return fail(err, len, NULL, "option --listen: %s", why);
+}
+
 int options_validate(struct options *o, char *err, size_t len)
 {
 	if (strcmp(o->output_format, "kv") && strcmp(o->output_format, "csv") &&
@@ -713,6 +726,8 @@ int options_validate(struct options *o, char *err, size_t len)
 	if (o->ipv4 && o->ipv6)
 		return fail(err, len, NULL,
 			    "options --ipv4 and --ipv6 exclude each other");
+	if (o->listen && check_listen(o->listen, err, len))
+		return -1;
 	if ((o->request_data || o->request_file || o->response_end) &&
 	    !o->raw)
 		return fail(err, len, NULL,

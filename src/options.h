@@ -105,6 +105,7 @@ struct options {
 	char *request_file;
 	char *response_end;
 	int pid;		/* observe: the server's process (0: by port) */
+	char *listen;		/* observe: ADDR:PORT to serve /metrics on */
 	/* tracing (rr) */
 	int trace;		/* 0 off, 1 records, 2 hist */
 	char *trace_records;	/* CSV of merged records, or NULL */

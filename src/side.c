@@ -256,7 +256,11 @@ void side_add_flow(struct side *s, struct flow *f)
 	s->flows[s->nflows++] = f;
 }
 
-void side_measure_cost(struct side *s)
+/*
+ * --trace: measure what tracing costs for a window of the test
+ * (trace/cost.h), from its start; side_stop() ends it.
+ */
+static void side_measure_cost(struct side *s)
 {
 	if (s->rs.tracer)
 		trace_cost_start(&s->rs.cost, s->rs.tracer, s->o->test_length);

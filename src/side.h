@@ -74,11 +74,6 @@ void side_open_tracer(struct side *s, int data_port);
 struct tracer *side_open_both(const struct options *o,
 			      const struct workload *wl);
 /*
- * --trace: measure what tracing costs for a window of the test
- * (trace/cost.h). Call as the test starts; side_stop() ends it.
- */
-void side_measure_cost(struct side *s);
-/*
  * The stage table goes to f rather than stderr: a --local server's, for
  * its parent to print whole after the client's.
  */

@@ -3,6 +3,7 @@
 # are checked against the server's own counters.
 
 MC_STATS="python3 $PWD/tests/func/mc_stats.py"
+PROM_CHECK="python3 $PWD/tests/func/prom_check.py"
 
 # start_memcached [udp]: memcached on DPORT (TCP), and with "udp" on
 # CPORT (UDP) too; MC_PID; killed when the test's subshell exits.
@@ -284,6 +285,17 @@ t_observe_bad_input() {
 		"$NETSTAGE" observe --port "$DPORT" -l 1 > out 2> err || rc=$?
 	expect_eq "$rc" 1 "not root: status"
 	grep -q 'needs root' err
+	# --listen: not an address (status 2), or one taken (status 1).
+	rc=0
+	ns observe --port "$DPORT" --listen 127.0.0.1 > out 2> err || rc=$?
+	expect_eq "$rc" 2 "--listen ADDR: status"
+	expect_eq "$(cat err)" "netstage: option --listen: '127.0.0.1' is not ADDR:PORT ([ADDR]:PORT for IPv6, PORT 1-65535)" "--listen ADDR"
+	rc=0
+	ns observe --port "$DPORT" --listen "127.0.0.1:$DPORT" -l 1 > out \
+		2> err || rc=$?
+	expect_eq "$rc" 1 "--listen taken: status"
+	expect_eq "$(grep -v '^libbpf' err)" "netstage observe: --listen 127.0.0.1:$DPORT: Address already in use" "--listen taken"
+	! grep -q '^num_transactions=' out || fail "results of a refused run"
 }
 
 t_observe_outputs_every_side_has() {
@@ -377,6 +389,56 @@ t_observe_counts_each_interval_as_memcached_does() {
 				       if ($i == "trace_lost") c = i }
 			     NR > 1 { print $c }' s.csv | sort -u)" 0 \
 		"trace_lost column"
+}
+
+# observe --listen as a service, scraped by the real Prometheus (1 s):
+# once it holds the run's every transaction, histogram_quantile(0.99)
+# of each stage is observe's own p99 within one bucket, and each
+# stage's count is observe's traced transactions.
+t_observe_serves_metrics_to_prometheus() {
+	need_root
+	command -v prometheus > /dev/null || { echo "no prometheus"; exit "$SKIP"; }
+	local mc mport pport prom i total
+
+	start_memcached
+	mc=$DPORT
+	next_ports
+	mport=$CPORT
+	pport=$DPORT
+	DPORT=$mc
+	start_observer --listen "127.0.0.1:$mport" -q
+	printf 'global:\n  scrape_interval: 1s\nscrape_configs:\n' > prom.yml
+	printf '  - job_name: netstage_observe\n    static_configs:\n' >> prom.yml
+	printf "      - targets: ['127.0.0.1:%s']\n" "$mport" >> prom.yml
+	timeout -k 5 "$BOUND" prometheus --config.file=prom.yml \
+		--storage.tsdb.path=tsdb --web.listen-address="127.0.0.1:$pport" \
+		--log.level=warn > prom.log 2>&1 &
+	prom=$!
+	trap 'kill $MC_PID $prom 2>/dev/null; wait' EXIT
+	for i in $(seq 100); do
+		$PROM_CHECK up "127.0.0.1:$pport" 2> /dev/null && break
+		sleep 0.2
+	done
+	$PROM_CHECK up "127.0.0.1:$pport" || fail "Prometheus never scraped"
+	ns tcp_rr --raw -H 127.0.0.1 -P "$DPORT" --request-data "$GET_K" \
+		-R "$GET_K_SIZE" --response-end 'END\r\n' -F 4 -l 2 -q > out
+	# No more traffic: what observe serves now is what it will print.
+	total=$(python3 -c "import urllib.request as u; print([l.split()[-1]
+		for l in u.urlopen('http://127.0.0.1:$mport/metrics').read()
+		.decode().splitlines() if l.startswith(
+		'netstage_observe_transactions_total')][0])")
+	expect_gt "$total" 0 "transactions served"
+	for i in $(seq 50); do
+		$PROM_CHECK total "127.0.0.1:$pport" "$total" && break
+		sleep 0.2
+	done
+	# As systemd stops a service (a background job ignores SIGINT).
+	pkill -TERM -f "netstage observe --port $DPORT --logtostderr --listen"
+	wait %2 || fail "observe exited with status $?"
+	expect_eq "$(key obs.out num_transactions)" "$total" "observe's count"
+	$PROM_CHECK p99 "127.0.0.1:$pport" obs.out > check.out ||
+		fail "$(cat check.out)"
+	cat check.out
 }
 
 t_raw_framing_by_a_lua_hook() {
