@@ -23,6 +23,17 @@ void intervals_init(struct intervals *iv, int nworkers, int is_rr,
 		iv->slot[i].k = -1;
 }
 
+static void keep(struct intervals *iv, const struct interval_sum *sum)
+{
+	if (iv->no_history)
+		return;
+	if (iv->nsums == iv->cap) {
+		iv->cap = iv->cap ? 2 * iv->cap : 64;
+		iv->sums = xrealloc(iv->sums, iv->cap, sizeof(*iv->sums));
+	}
+	iv->sums[iv->nsums++] = *sum;
+}
+
 static void summarise(struct intervals *iv, struct interval_slot *s)
 {
 	struct interval_sum sum = {
@@ -38,11 +49,7 @@ static void summarise(struct intervals *iv, struct interval_slot *s)
 		sum.p90_us = hist_percentile(&s->lat, 90) / 1e3;
 		sum.p99_us = hist_percentile(&s->lat, 99) / 1e3;
 	}
-	if (iv->nsums == iv->cap) {
-		iv->cap = iv->cap ? 2 * iv->cap : 64;
-		iv->sums = xrealloc(iv->sums, iv->cap, sizeof(*iv->sums));
-	}
-	iv->sums[iv->nsums++] = sum;
+	keep(iv, &sum);
 	if (iv->quiet)
 		return;
 	if (iv->has_latency)

@@ -42,6 +42,7 @@ struct intervals {
 	struct interval_slot slot[INTERVAL_SLOTS];
 	struct interval_sum *sums;
 	long nsums, cap;
+	int no_history;		/* print each interval, keep none (no sums) */
 };
 
 void intervals_init(struct intervals *iv, int nworkers, int is_rr,

@@ -178,7 +178,8 @@ void worker_snapshot(struct worker *w, uint64_t now)
 			record_sample(w, f, now, &ru, lost);
 		flow_close_interval(f, &w->ilat);
 	}
-	push_tick(w, now, trans, bytes);
+	if (!rs->no_history)
+		push_tick(w, now, trans, bytes);
 	intervals_report(&rs->iv, w->k, trans - w->prev_transactions,
 			 bytes - w->prev_bytes, rs->wl->is_rr ? &w->ilat : NULL);
 	fold_interval(w);
@@ -188,7 +189,8 @@ void worker_snapshot(struct worker *w, uint64_t now)
 	w->next_snap = rs->t_start + (w->k + 1) * rs->interval_ns;
 	/* A worker that slept through intervals reports them as empty. */
 	while (now >= w->next_snap) {
-		push_tick(w, w->next_snap, trans, bytes);
+		if (!rs->no_history)
+			push_tick(w, w->next_snap, trans, bytes);
 		intervals_report(&rs->iv, w->k, 0, 0, NULL);
 		w->k++;
 		w->next_snap = rs->t_start + (w->k + 1) * rs->interval_ns;

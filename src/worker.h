@@ -39,6 +39,8 @@ struct run_shared {
 	uint64_t t_start;
 	uint64_t interval_ns;
 	int record_samples;	/* -A given: keep per-flow samples */
+	/* observe until stopped: no per-interval ticks (memory holds still) */
+	int no_history;
 	atomic_int stop;
 	atomic_int drain;	/* after stop, read on until EOF or deadline */
 	uint64_t drain_deadline;

@@ -406,7 +406,7 @@ t_observe_serves_metrics_to_prometheus() {
 	mport=$CPORT
 	pport=$DPORT
 	DPORT=$mc
-	start_observer --listen "127.0.0.1:$mport" -q
+	start_observer --listen "127.0.0.1:$mport" -q --json obs.json
 	printf 'global:\n  scrape_interval: 1s\nscrape_configs:\n' > prom.yml
 	printf '  - job_name: netstage_observe\n    static_configs:\n' >> prom.yml
 	printf "      - targets: ['127.0.0.1:%s']\n" "$mport" >> prom.yml
@@ -439,6 +439,11 @@ t_observe_serves_metrics_to_prometheus() {
 	$PROM_CHECK p99 "127.0.0.1:$pport" obs.out > check.out ||
 		fail "$(cat check.out)"
 	cat check.out
+	# Until stopped, it keeps no per-interval history: Prometheus does.
+	python3 -c "import json, sys
+d = json.load(open('obs.json'))
+assert d['intervals'] == [], d['intervals'][:3]
+assert d['results']['num_transactions'] == $total, d['results']"
 }
 
 t_raw_framing_by_a_lua_hook() {
