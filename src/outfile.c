@@ -131,9 +131,47 @@ static int open_temp(struct out_file *o, const char *path, char *err,
 	return 0;
 }
 
+/* target, read from link path, as a path from where we are. */
+static char *beside(const char *path, const char *target)
+{
+	const char *slash = strrchr(path, '/');
+	size_t d = slash ? (size_t)(slash - path + 1) : 0;
+	char *p;
+
+	if (target[0] == '/' || !d)
+		return xstrdup(target);
+	p = xcalloc(1, d + strlen(target) + 1);
+	memcpy(p, path, d);
+	strcpy(p + d, target);
+	return p;
+}
+
+/*
+ * Where writing through symlink path lands: the last link's target,
+ * which need not exist yet (a shell's `>` creates it, and so do we);
+ * realpath() would refuse it. NULL: links in a loop.
+ */
+static char *link_target(const char *path)
+{
+	char *cur = xstrdup(path), *next, target[PATH_MAX];
+	int hops;
+	ssize_t n;
+
+	for (hops = 0; hops < 40; hops++) {
+		n = readlink(cur, target, sizeof(target) - 1);
+		if (n < 0)
+			return cur;
+		target[n] = '\0';
+		next = beside(cur, target);
+		free(cur);
+		cur = next;
+	}
+	free(cur);
+	return NULL;
+}
+
 int out_open(struct out_file *o, const char *path, char *err, size_t len)
 {
-	char real[PATH_MAX];
 	int link = 0, exists;
 	struct stat st;
 
@@ -151,10 +189,9 @@ int out_open(struct out_file *o, const char *path, char *err, size_t len)
 	if ((link && magic_link(path)) || (exists && !S_ISREG(st.st_mode)))
 		return open_in_place(o, path, err, len);
 	/* Through a symlink: the rename goes onto its target. */
-	if (link && realpath(path, real))
-		o->dest = xstrdup(real);
-	else
-		o->dest = xstrdup(path);
+	o->dest = link ? link_target(path) : xstrdup(path);
+	if (!o->dest)
+		return fail(o, path, strerror(ELOOP), err, len);
 	return open_temp(o, path, err, len);
 }
 

@@ -6,8 +6,9 @@
  * A regular file (or a new one) is written under a temporary name made
  * with O_EXCL and a random suffix beside it, and renamed onto the path
  * when complete. Anything else is written in place, as a user who names
- * it expects: a symlink is written through to its target (a rename
- * would replace the link), a device, fifo or /dev/stdout takes the bytes
+ * it expects: a symlink is written through to its target, made if it
+ * is not there yet, as a shell's `>` does (a rename onto the link
+ * would replace it), a device, fifo or /dev/stdout takes the bytes
  * as they come, and its write errors (ENOSPC from /dev/full) are
  * reported. A directory is refused. Temporary files are removed on
  * every exit netstage controls: failure, signals, --suicide-length,

@@ -72,6 +72,26 @@ t_output_through_a_symlink_keeps_the_link() {
 	expect_eq "$(find sub -type f | wc -l)" 1 "files beside the target"
 }
 
+# A link to a file not there yet is written through, as a shell's >
+# writes: the target is created, the link stays. Links in a loop fail.
+t_output_through_a_dangling_symlink_creates_its_target() {
+	local rc=0
+
+	mkdir -p dsub
+	ln -s dsub/real.json dlink.json
+	ln -s ../dlink.json dsub/hop.json
+	ns tcp_rr --local -l 1 -q --json dsub/hop.json > out 2> err
+	[ -L dlink.json ] || fail "dlink.json is no longer a symlink"
+	[ -L dsub/hop.json ] || fail "dsub/hop.json is no longer a symlink"
+	python3 -c 'import json; json.load(open("dsub/real.json"))'
+	expect_eq "$(stray_files | wc -l)" 0 "temporary files left"
+	ln -s loop2 loop1
+	ln -s loop1 loop2
+	ns tcp_rr --local -l 1 -q --json loop1 > out 2> err || rc=$?
+	expect_eq "$rc" 1 "links in a loop: status"
+	expect_eq "$(cat err)" "netstage: cannot write 'loop1': Too many levels of symbolic links" "links in a loop"
+}
+
 t_output_directory_is_refused_before_the_test() {
 	local rc=0 t0
 
