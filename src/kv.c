@@ -75,19 +75,52 @@ void kv_print(const struct kv_list *l, FILE *f, const char *prefix)
 		fprintf(f, "%s%s=%s\n", prefix, l->v[i].key, l->v[i].text);
 }
 
+/*
+ * The length of the valid UTF-8 sequence at p (RFC 3629: no overlong
+ * form, no surrogate, nothing past U+10FFFF), or 0.
+ */
+static int utf8_len(const unsigned char *p)
+{
+	int n, i;
+	unsigned int c;
+
+	if (*p < 0xc2 || *p > 0xf4)
+		return 0;
+	n = *p >= 0xf0 ? 4 : *p >= 0xe0 ? 3 : 2;
+	c = *p & (0x7f >> n);
+	for (i = 1; i < n; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		c = c << 6 | (p[i] & 0x3f);
+	}
+	if ((n == 3 && c < 0x800) || (n == 4 && c < 0x10000) ||
+	    (c >= 0xd800 && c <= 0xdfff) || c > 0x10ffff)
+		return 0;
+	return n;
+}
+
 void json_string(FILE *f, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
+	int n;
 
 	fputc('"', f);
-	for (; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(f, "\\%c", *p);
-		else if (*p < 0x20 || *p == '<' || *p == '>' || *p == '&')
+	while (*p) {
+		if (*p == '"' || *p == '\\') {
+			fprintf(f, "\\%c", *p++);
+		} else if (*p < 0x20 || *p == '<' || *p == '>' || *p == '&') {
 			/* <>& too: the text may sit in an HTML <script>. */
-			fprintf(f, "\\u%04x", *p);
-		else
-			fputc(*p, f);
+			fprintf(f, "\\u%04x", *p++);
+		} else if (*p < 0x80) {
+			fputc(*p++, f);
+		} else if ((n = utf8_len(p))) {
+			fwrite(p, 1, n, f);
+			p += n;
+		} else {
+			/* Not UTF-8 (a path's byte, a server's answer): U+FFFD. */
+			fputs("\\ufffd", f);
+			p++;
+		}
 	}
 	fputc('"', f);
 }

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 
 #include "../common.h"
+#include "../kv.h"
 #include "merge.h"
 #include "perfetto.h"
 
@@ -196,9 +197,12 @@ int perfetto_write(FILE *f, const struct join_table *t, int n)
 				     NS_IS_CRR(t[i].side),
 		};
 
+		/* The hop's name is the user's (join NAME=FILE). */
 		fprintf(f, "%s\n{\"name\":\"process_name\",\"ph\":\"M\","
-			"\"pid\":%d,\"tid\":0,\"args\":{\"name\":\"%s\"}}",
-			i ? "," : "", i + 1, t[i].name);
+			"\"pid\":%d,\"tid\":0,\"args\":{\"name\":",
+			i ? "," : "", i + 1);
+		json_string(f, t[i].name);
+		fputs("}}", f);
 		tid = xcalloc(t[i].n ? t[i].n : 1, sizeof(*tid));
 		place(f, &p, i + 1, tid);
 		for (r = 0; r < t[i].n; r++)

@@ -92,6 +92,21 @@ t_output_through_a_dangling_symlink_creates_its_target() {
 	expect_eq "$(cat err)" "netstage: cannot write 'loop1': Too many levels of symbolic links" "links in a loop"
 }
 
+# A path that is not UTF-8 still makes JSON every parser reads: the
+# byte becomes U+FFFD.
+t_json_of_a_path_that_is_not_utf8() {
+	local dir
+
+	dir=$(printf 'bad\xffdir')
+	mkdir -p "$dir"
+	echo 'run()' > "$dir/s.lua"
+	ns tcp_rr --local -l 1 -q --script "$dir/s.lua" --json u.json \
+		> out 2> err
+	python3 -c 'import json, sys
+d = json.load(open("u.json", encoding="utf-8"))
+assert d["client"]["options"]["script"] == "bad\ufffddir/s.lua", d["client"]["options"]'
+}
+
 t_output_directory_is_refused_before_the_test() {
 	local rc=0 t0
 
