@@ -19,10 +19,13 @@
 #include "tstamp.h"
 
 volatile sig_atomic_t interrupted;
+volatile sig_atomic_t signals_caught;
 
 static void on_signal(int sig)
 {
-	(void)sig;
+	/* SIGUSR1 is a failed script hook's (engine_fail()). */
+	if (sig != SIGUSR1)
+		signals_caught++;
 	if (!interrupted)
 		interrupted = INTERRUPTED_SIGNAL;
 }

@@ -41,6 +41,8 @@ struct side {
  */
 enum { INTERRUPTED_SIGNAL = 1, INTERRUPTED_SCRIPT = 2 };
 extern volatile sig_atomic_t interrupted;
+/* SIGINT and SIGTERM caught so far (a script's analysis stops at one). */
+extern volatile sig_atomic_t signals_caught;
 void install_signal_handlers(void);
 /* Why the test was interrupted, for the error key. */
 const char *interrupted_why(void);

@@ -180,6 +180,8 @@ static int l_run(lua_State *L)
 		return luaL_error(L, "run() was already called: a script "
 				  "runs the test once");
 	rc = do_run(sc, err, sizeof(err));
+	/* A signal in the test ended the test: not the analysis after. */
+	sc->signals_seen = signals_caught;
 	if (rc < 0) {
 		lua_pushstring(L, err);
 		return lua_error(L);
@@ -234,6 +236,17 @@ static void script_free(struct script *sc)
 	free(sc);
 }
 
+/*
+ * The main chunk outside run() (the analysis after it, say) stops at
+ * SIGINT or SIGTERM, as the test does: once run() has returned nothing
+ * else looks at the signal's flag.
+ */
+static void stop_on_signal(lua_State *L, lua_Debug *ar)
+{
+	if (signals_caught != self(L)->signals_seen)
+		luaL_error(L, "stopped by a signal");
+}
+
 int script_main(struct options *o, const struct workload *wl,
 		script_run_fn run_fn)
 {
@@ -252,6 +265,8 @@ int script_main(struct options *o, const struct workload *wl,
 	}
 	register_api(sc);
 	current = sc;
+	sc->signals_seen = signals_caught;
+	lua_sethook(sc->L, stop_on_signal, LUA_MASKCOUNT, 1000);
 	lua_pushcfunction(sc->L, engine_traceback);
 	if (luaL_loadfilex(sc->L, o->script, "t")) {
 		log_err("--script: %s", lua_tostring(sc->L, -1));

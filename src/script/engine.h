@@ -39,6 +39,7 @@ struct script {
 	script_run_fn run_fn;
 	int ran;
 	int rc;			/* what run() returned */
+	int signals_seen;	/* signals_caught as the test ended */
 	unsigned int hooks;
 	struct script_worker **w;
 	int nw;

@@ -90,3 +90,24 @@ t_script_missing_file() {
 	expect_eq "$rc" 2 "exit status"
 	grep -q "^netstage: --script: cannot open nosuch.lua" err
 }
+
+# A loop in the analysis after run() stops at SIGTERM (or SIGINT), as
+# the test does: a script error, status 1, no hang.
+t_script_loop_after_run_stops_at_a_signal() {
+	local rc=0 i
+
+	printf 'run()\nio.open("ran", "w"):close()\nwhile true do end\n' \
+		> loop.lua
+	ns tcp_rr --local -l 1 -q --script loop.lua > out 2> err &
+	for i in $(seq 200); do
+		[ -e ran ] && break
+		sleep 0.05
+	done
+	[ -e ran ] || fail "run() never returned"
+	# As a terminal's Ctrl-C or systemd: every process of the run (a
+	# background job's subshell would not pass it on).
+	pkill -TERM -f -- "--script loop.lua"
+	wait $! || rc=$?
+	expect_eq "$rc" 1 "status"
+	expect_eq "$(head -1 err)" "netstage: script error: stopped by a signal" "error"
+}
