@@ -9,6 +9,7 @@
 #include <math.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <time.h>
 
@@ -202,8 +203,37 @@ static void continue_send(struct worker *w, struct flow *f)
 	worker_arm(w, f, EPOLLIN);
 }
 
+static int pipelined(const struct worker *w);
+
+/*
+ * --raw -R without --response-end: a response is the next -R bytes,
+ * so bytes already there before a request is sent (no request was
+ * outstanding) would pass for its response. They are the server's
+ * own, counted as no request's and dropped.
+ */
+static void drop_unasked(struct worker *w, struct flow *f)
+{
+	int n = 0;
+	ssize_t r;
+
+	if (ioctl(f->fd, FIONREAD, &n) || n <= 0)
+		return;
+	do {
+		r = recv(f->fd, w->buf, n < w->rs->o->buffer_size ?
+			 n : w->rs->o->buffer_size, MSG_DONTWAIT);
+		if (r > 0) {
+			f->unexpected += r;
+			f->bytes_read += r;
+			n -= r;
+		}
+	} while (r > 0 && n > 0);
+}
+
 void rr_begin_send(struct worker *w, struct flow *f, uint64_t now)
 {
+	if (w->rs->raw && w->rs->is_client && !w->rs->raw->end_len &&
+	    !pipelined(w))
+		drop_unasked(w, f);
 	if (w->rs->o->delay) {
 		pause_delay(w);
 		now = now_ns();

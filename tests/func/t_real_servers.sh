@@ -165,6 +165,14 @@ t_raw_bad_servers_are_named() {
 	expect_eq "$(key out raw_unexpected_bytes)" \
 		$((2 * $(key out num_transactions))) "the second line's bytes"
 	grep -q 'bytes no request asked for' err
+	# -R alone: the second line, there before the next request is
+	# sent, is not that request's response.
+	ns tcp_rr --raw -H 127.0.0.1 -P $p --request-data 'x\n' -R 2 -l 1 -q \
+		> out 2> err
+	expect_gt "$(key out num_transactions)" 0 "answered transactions, -R"
+	expect_eq "$(key out raw_unexpected_bytes)" \
+		$((2 * $(key out num_transactions))) "the second line's bytes, -R"
+	grep -q 'bytes no request asked for' err
 	# Silent: counted and named, the run bounded by -l, status 1.
 	rc=0
 	ns tcp_rr --raw -H 127.0.0.1 -P $((p + 2)) --request-data 'x' -R 1 \
