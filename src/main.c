@@ -136,8 +136,11 @@ static int run(struct options *o, const struct workload *wl)
 {
 	if (o->local)
 		snprintf(o->prefix, sizeof(o->prefix), "client.");
-	/* --local prints each side's options once its ports are known. */
-	if (!o->local || o->dry_run)
+	/*
+	 * --local prints each side's options once its ports are known,
+	 * observe once it observes (what could not start is one line).
+	 */
+	if ((!o->local && wl->bit != W_OBSERVE) || o->dry_run)
 		options_print(o, wl->name);
 	if (o->dry_run)
 		return 0;

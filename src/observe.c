@@ -433,6 +433,7 @@ int observe_run(struct options *o, const struct workload *wl)
 		rc = observer_open(ob);
 	privs_loaded();
 	if (!rc) {
+		options_print(o, wl->name);
 		observer_start(ob);
 		rc = observe_loop(ob);
 		observe_results(ob);
