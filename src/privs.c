@@ -12,6 +12,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -29,6 +30,7 @@ static capset_t eff;		/* effective at start */
 static capset_t run_caps;	/* kept to the end */
 static capset_t load_caps;	/* kept until privs_loaded() */
 static int helper = -1;		/* socket to the stats helper */
+static pid_t helper_pid, helper_parent;
 static pthread_mutex_t helper_mu = PTHREAD_MUTEX_INITIALIZER;
 
 static int has(cap_t c, cap_value_t v, cap_flag_t which)
@@ -119,6 +121,31 @@ static void helper_main(int sock)
 	_exit(0);
 }
 
+/*
+ * The process that made the helper ends it and waits for it: left to
+ * end when its socket closes, it outlived us, and a container's init
+ * that reaps no orphans kept it a zombie. A --local server (a fork)
+ * leaves it to its parent.
+ */
+static void reap_helper(void)
+{
+	int i;
+
+	if (getpid() != helper_parent || helper_pid <= 0)
+		return;
+	/*
+	 * Its socket closed, it ends by itself, unless a --local server
+	 * still holds the other end; SIGKILL may be refused (we run as
+	 * the invoking user now). So a second at most.
+	 */
+	close(helper);
+	helper = -1;
+	kill(helper_pid, SIGKILL);
+	for (i = 0; i < 100 && !waitpid(helper_pid, NULL, WNOHANG); i++)
+		usleep(10000);
+	helper_pid = 0;
+}
+
 static int start_helper(char *err, size_t len)
 {
 	int sv[2];
@@ -142,6 +169,9 @@ static int start_helper(char *err, size_t len)
 	}
 	close(sv[1]);
 	helper = sv[0];
+	helper_pid = pid;
+	helper_parent = getpid();
+	atexit(reap_helper);
 	return 0;
 }
 

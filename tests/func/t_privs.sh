@@ -2,6 +2,8 @@
 # while it loads its BPF programs (docs/usage.md, "Privileges"). What
 # each process holds is read from /proc while the test runs.
 
+ORPHANS="python3 $PWD/tests/func/orphans.py"
+
 CAP_NONE=0000000000000000
 CAP_SYS_ADMIN=0000000000200000
 CAP_BPF_PERFMON=000000c000000000	# CAP_BPF (39) and CAP_PERFMON (38)
@@ -172,4 +174,13 @@ t_privileges_of_join() {
 		--records joined.csv > jout 2> jerr
 	expect_eq "$(stat -c %u joined.csv)" 65534 "owner of joined.csv"
 	expect_gt "$(wc -l < joined.csv)" 1 "joined records"
+}
+
+# The stats helper (netstage-stats) is reaped by the process that made
+# it: left to end after netstage, it became a zombie under a container
+# init that reaps no orphans.
+t_no_process_is_left_behind() {
+	need_root
+	$ORPHANS "$NETSTAGE" tcp_rr --local -l 1 --trace > out ||
+		fail "$(cat out)"
 }
