@@ -2,6 +2,7 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -36,14 +37,41 @@ static void drop(struct greeter *g, int i, const char *why)
 	g->peer[i] = g->peer[--g->n];
 }
 
-static void drop_oldest(struct greeter *g, const char *why)
+/* The oldest waiting peer not known to have spoken, or -1. */
+static int oldest_silent(const struct greeter *g)
 {
-	int i, old = 0;
+	int i, old = -1;
 
-	for (i = 1; i < g->n; i++)
-		if (g->peer[i].deadline < g->peer[old].deadline)
+	for (i = 0; i < g->n; i++)
+		if (!g->peer[i].spoke &&
+		    (old < 0 || g->peer[i].deadline < g->peer[old].deadline))
 			old = i;
-	drop(g, old, why);
+	return old;
+}
+
+/*
+ * Room for one more. A peer that has sent nothing goes first, the
+ * oldest of them: a flood of idle connections, from any number of
+ * sources, only ever pushes out its own. One whose hello has come,
+ * read or still in its socket (FIONREAD: the queue may be drained
+ * before any hello is read), is pushed out only when every waiting
+ * peer has spoken: then the oldest goes.
+ */
+static void make_room(struct greeter *g, const char *why)
+{
+	int i, n = 0;
+
+	while ((i = oldest_silent(g)) >= 0) {
+		if (ioctl(g->peer[i].fd, FIONREAD, &n) || n <= 0) {
+			drop(g, i, why);
+			return;
+		}
+		g->peer[i].spoke = 1;
+	}
+	for (i = 1, n = 0; i < g->n; i++)
+		if (g->peer[i].deadline < g->peer[n].deadline)
+			n = i;
+	drop(g, n, why);
 }
 
 /* Take every connection queued on the listener: 0, or -1 (errno). */
@@ -55,7 +83,7 @@ static int accept_all(struct greeter *g)
 		struct greet_peer *p;
 
 		if (fd < 0 && (errno == EMFILE || errno == ENFILE) && g->n) {
-			drop_oldest(g, "out of descriptors for newer ones");
+			make_room(g, "out of descriptors for newer ones");
 			continue;
 		}
 		if (fd < 0 && (errno == EINTR || errno == ECONNABORTED))
@@ -63,11 +91,12 @@ static int accept_all(struct greeter *g)
 		if (fd < 0)
 			return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -1;
 		if (g->n == GREET_MAX)
-			drop_oldest(g, "too many connections waiting");
+			make_room(g, "too many connections waiting");
 		p = &g->peer[g->n++];
 		p->fd = fd;
 		p->have = 0;
 		p->challenged = 0;
+		p->spoke = 0;
 		p->deadline = now_ns() + (uint64_t)g->timeout_ms * 1000000;
 	}
 }
@@ -127,6 +156,7 @@ static int feed(struct greeter *g, int i, struct ctl_msg *m)
 		return -1;
 	}
 	p->have += r;
+	p->spoke = 1;
 	n = ctl_decode(p->buf, p->have, m);
 	if (!n)
 		return 0;

@@ -4,8 +4,8 @@
  * or slow peer holds up the next one, and the accept queue is drained as
  * fast as connections come. A connection that sends something other
  * than a HELLO, nothing in time, or goes away is dropped and counted;
- * past GREET_MAX pending (or when descriptors run out) the oldest is
- * dropped for the newest. With a key (--auth-key), a HELLO is answered
+ * past GREET_MAX pending (or when descriptors run out) one is dropped
+ * for the newest: the oldest that has sent nothing, else the oldest. With a key (--auth-key), a HELLO is answered
  * with a CHALLENGE, and only a right AUTH lets the peer through; a wrong
  * one is dropped and counted as a stranger.
  */
@@ -26,6 +26,7 @@ struct greet_peer {
 	size_t have;
 	uint8_t buf[CTL_MAX_MSG];
 	int challenged;			/* its HELLO is in, AUTH awaited */
+	int spoke;			/* it sent bytes: no idle stranger */
 	uint64_t nonce[AUTH_FIELDS];
 	struct ctl_msg hello;
 };

@@ -5,6 +5,7 @@
 cd "$(dirname "$0")/../.." || exit 1
 . tests/func/lib.sh
 USAGE_MD=$(pwd)/docs/usage.md
+FLOOD=$(pwd)/tests/func/flood.py
 
 RESULT_KEYS="time_start utime_start utime_end stime_start stime_end
 maxrss_start maxrss_end minflt_start minflt_end majflt_start majflt_end
@@ -1165,6 +1166,62 @@ t_auth_key_challenges_every_client() {
 		tcp_rr --auth-key short
 	expect_usage_error "option --auth-key: nokey: No such file" \
 		tcp_rr --auth-key nokey
+}
+
+# --auth-key under a flood of idle connections (5,000 a second from
+# another process, each held 200 ms): a keyed client's hello and answer
+# take round trips, and the flood used to push it out meanwhile (2 runs
+# in 4 failed). A peer that has said nothing goes first now. A slow
+# peer (its answer 400 ms away, as over a long path) is still held
+# after the flood has gone past it; and real clients get their tests.
+t_auth_key_client_gets_through_an_idle_flood() {
+	local i flood
+
+	head -c 32 /dev/urandom | base64 > fkey
+	chmod 600 fkey
+	for i in 1 2; do
+		rm -f flood_started flood_count
+		start_server tcp_rr --auth-key fkey
+		python3 "$FLOOD" "$CPORT" 5000 10 > flood.log 2>&1 &
+		flood=$!
+		for _ in $(seq 100); do
+			[ -s flood_started ] && break
+			sleep 0.05
+		done
+		[ -s flood_started ] || fail "no flood: $(cat flood.log)"
+		sleep 0.2	# past the greeter's limit
+		[ "$i" = 2 ] || python3 - "$CPORT" > slow.out 2>&1 <<'PY' ||
+import socket, struct, sys, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+# A valid hello (magic 42, tcp_rr, 1 flow), then its challenge.
+s.sendall(struct.pack(">IHHI", 0x4e535447, 1, 1, 72) + struct.pack(
+    ">9Q", 42, 1, 1, 1, 1, 1, 65536, 2, 2))
+got, end = b"", time.time() + 5
+s.settimeout(5)
+while len(got) < 12 + 32 and time.time() < end:
+    got += s.recv(100)
+assert struct.unpack(">IHH", got[:8]) == (0x4e535447, 1, 8), got
+time.sleep(0.4)
+s.setblocking(False)
+try:
+    got = s.recv(1, socket.MSG_PEEK)
+    sys.exit("dropped while its answer was on its way (%r)" % got)
+except BlockingIOError:
+    print("held")
+except ConnectionResetError:
+    sys.exit("reset while its answer was on its way")
+PY
+			fail "the slow peer: $(cat slow.out)"
+		ns tcp_rr -c -H 127.0.0.1 -C "$CPORT" -l 1 -q --auth-key fkey \
+			> out 2> err || fail "run $i: $(cat err)"
+		kill -TERM "$flood"
+		wait "$flood"
+		wait "$SRV_PID"
+		expect_gt "$(key out num_transactions)" 0 "run $i"
+		expect_gt "$(cat flood_count)" 1000 "run $i: the flood's connections"
+		grep -q 'too many connections waiting' "$SRV_OUT.err" ||
+			fail "run $i: the limit of waiting connections was never reached"
+	done
 }
 
 t_garbage_and_wrong_magic_are_counted() {
