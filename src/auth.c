@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include "auth.h"
+#include "infile.h"
 #include "common.h"
 
 /* Binds an answer to this use: the same key used elsewhere gives none. */
@@ -16,39 +17,25 @@ static void fail(char *err, size_t len, const char *path, const char *why)
 }
 
 /* A secret others may read is no secret. */
-static int readable_by_others(FILE *f)
-{
-	struct stat st;
-
-	return !fstat(fileno(f), &st) && (st.st_mode & 077);
-}
-
 struct auth_key *auth_load(const char *path, char *err, size_t len)
 {
 	unsigned char buf[AUTH_KEY_MAX + 2];
 	struct auth_key *k;
 	size_t n;
-	FILE *f;
+	mode_t mode;
 	int open_to_others;
 
 	if (sodium_init() < 0) {
 		fail(err, len, path, "libsodium cannot start");
 		return NULL;
 	}
-	f = fopen(path, "rb");
-	if (!f) {
-		fail(err, len, path, strerror(errno));
-		return NULL;
-	}
-	n = fread(buf, 1, sizeof(buf), f);
-	if (ferror(f)) {
-		fail(err, len, path, strerror(errno));
-		fclose(f);
+	if (infile_read(path, buf, sizeof(buf) - 1, &n, &mode)) {
+		fail(err, len, path, errno == ETIMEDOUT ?
+		     "nothing written to it for 5 s" : strerror(errno));
 		sodium_memzero(buf, sizeof(buf));
 		return NULL;
 	}
-	open_to_others = readable_by_others(f);
-	fclose(f);
+	open_to_others = S_ISREG(mode) && (mode & 077);
 	if (n && buf[n - 1] == '\n')
 		n--;
 	if (n < AUTH_KEY_MIN || n > AUTH_KEY_MAX) {

@@ -5,6 +5,7 @@
 
 #include "common.h"
 #include "options.h"
+#include "infile.h"
 #include "raw.h"
 
 static int hexval(int c)
@@ -68,30 +69,18 @@ long raw_unescape(const char *s, char *out, size_t cap, char *err,
 static int read_file(const char *path, struct raw_spec *r, char *err,
 		     size_t errlen)
 {
-	FILE *f = fopen(path, "rb");
-	size_t cap = 4096, n = 0, got;
+	size_t n;
 
-	if (!f)
+	r->req = xcalloc(1, RAW_RESPONSE_MAX + 1);
+	if (infile_read(path, r->req, RAW_RESPONSE_MAX, &n, NULL))
 		return snprintf(err, errlen, "option --request-file: %s: %s",
-				path, strerror(errno)), -1;
-	r->req = xcalloc(1, cap);
-	while ((got = fread(r->req + n, 1, cap - n, f)) > 0) {
-		n += got;
-		if (n == cap && cap < RAW_RESPONSE_MAX) {
-			cap *= 2;
-			r->req = xrealloc(r->req, cap, 1);
-		} else if (n == cap) {
-			break;
-		}
-	}
-	if (ferror(f) || !feof(f) || !n) {
-		snprintf(err, errlen, "option --request-file: %s: %s", path,
-			 ferror(f) ? strerror(errno) : n ? "larger than 64 MiB"
-							  : "empty");
-		fclose(f);
-		return -1;
-	}
-	fclose(f);
+				path, errno == ETIMEDOUT ?
+				"nothing written to it for 5 s" :
+				strerror(errno)), -1;
+	if (!n || n > RAW_RESPONSE_MAX)
+		return snprintf(err, errlen, "option --request-file: %s: %s",
+				path, n ? "larger than 64 MiB" : "empty"), -1;
+	r->req = xrealloc(r->req, n, 1);
 	r->req_len = n;
 	return 0;
 }

@@ -213,6 +213,18 @@ t_raw_bad_input_exits_2() {
 		expect_eq "$(wc -l < err)" 1 "one line for: $args"
 	done
 	grep -q 'give -R' err
+	# Files that would block a reader: refused or bounded, never a hang.
+	mkfifo ff
+	expect_usage_error "option --request-file: ff: empty" \
+		tcp_rr --raw -H 127.0.0.1 --request-file ff -R 1
+	expect_usage_error "option --auth-key: ff: shorter than 16 bytes" \
+		tcp_rr -c -H 127.0.0.1 --auth-key ff
+	sleep 30 > ff &
+	expect_usage_error "option --request-file: ff: nothing written to it for 5 s" \
+		tcp_rr --raw -H 127.0.0.1 --request-file ff -R 1
+	kill %1
+	expect_usage_error "option --request-file: /dev/zero: larger than 64 MiB" \
+		tcp_rr --raw -H 127.0.0.1 --request-file /dev/zero -R 1
 }
 
 t_observe_memcached_agrees_with_its_stats() {
