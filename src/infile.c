@@ -67,3 +67,21 @@ int infile_read(const char *path, void *buf, size_t max, size_t *n,
 	errno = e;
 	return rc;
 }
+
+FILE *infile_open(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), e;
+	FILE *f;
+
+	if (fd < 0)
+		return NULL;
+	/* Blocking again: a writer that is there is waited for. */
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	f = fdopen(fd, "r");
+	if (!f) {
+		e = errno;
+		close(fd);
+		errno = e;
+	}
+	return f;
+}

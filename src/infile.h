@@ -9,6 +9,7 @@
 #define NETSTAGE_INFILE_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/stat.h>
 
 #define INFILE_WAIT_MS 5000
@@ -20,5 +21,10 @@
  */
 int infile_read(const char *path, void *buf, size_t max, size_t *n,
 		mode_t *mode);
+/*
+ * fopen(path, "r") for a file read as it comes (join's records), with
+ * no wait at open() for a fifo's writer: without one, it reads empty.
+ */
+FILE *infile_open(const char *path);
 
 #endif

@@ -12,6 +12,7 @@
 
 #include "common.h"
 #include "hist.h"
+#include "infile.h"
 #include "kv.h"
 #include "report.h"
 #include "trace/join.h"
@@ -92,7 +93,7 @@ static void parse_row(char *line, const struct columns *c,
 static int read_table(const char *path, struct join_table *t, char *err,
 		      size_t len)
 {
-	FILE *f = fopen(path, "r");
+	FILE *f = infile_open(path);
 	char *line = NULL, side[16] = "";
 	struct columns c;
 	size_t cap = 0;

@@ -3,6 +3,7 @@
  * collect() and run(), run it under a traceback handler, and report a
  * failure once, naming the script and line.
  */
+#include <errno.h>
 #include <lauxlib.h>
 #include <lualib.h>
 #include <signal.h>
@@ -13,6 +14,7 @@
 #include <unistd.h>
 
 #include "../common.h"
+#include "../infile.h"
 #include "../side.h"
 #include "copy.h"
 #include "engine.h"
@@ -247,6 +249,41 @@ static void stop_on_signal(lua_State *L, lua_Debug *ar)
 		luaL_error(L, "stopped by a signal");
 }
 
+#define SCRIPT_MAX (16u << 20)
+
+/*
+ * luaL_loadfilex() as netstage reads its inputs (infile.h): a pipe's
+ * script too (--script <(...)), with no wait for a fifo's writer that
+ * never comes. As Lua's own loader, a first line starting with '#' is
+ * skipped (made a comment: line numbers stay).
+ */
+static int load_script(lua_State *L, const char *path)
+{
+	char *buf = xcalloc(1, SCRIPT_MAX + 1), *name;
+	size_t n, i;
+	int rc;
+
+	if (infile_read(path, buf, SCRIPT_MAX, &n, NULL) || n > SCRIPT_MAX) {
+		lua_pushfstring(L, "cannot open %s: %s", path,
+				n > SCRIPT_MAX ? "larger than 16 MiB" :
+				errno == ETIMEDOUT ?
+				"nothing written to it for 5 s" :
+				strerror(errno));
+		free(buf);
+		return LUA_ERRFILE;
+	}
+	/* "#!..." becomes "--..." (a comment to the line's end). */
+	if (n && buf[0] == '#')
+		for (i = 0; i < 2 && i < n && buf[i] != '\n'; i++)
+			buf[i] = i || (n > 1 && buf[1] != '\n') ? '-' : ' ';
+	if (asprintf(&name, "@%s", path) < 0)
+		name = NULL;
+	rc = luaL_loadbufferx(L, buf, n, name ? name : "=script", "t");
+	free(name);
+	free(buf);
+	return rc;
+}
+
 int script_main(struct options *o, const struct workload *wl,
 		script_run_fn run_fn)
 {
@@ -268,7 +305,7 @@ int script_main(struct options *o, const struct workload *wl,
 	sc->signals_seen = signals_caught;
 	lua_sethook(sc->L, stop_on_signal, LUA_MASKCOUNT, 1000);
 	lua_pushcfunction(sc->L, engine_traceback);
-	if (luaL_loadfilex(sc->L, o->script, "t")) {
+	if (load_script(sc->L, o->script)) {
 		log_err("--script: %s", lua_tostring(sc->L, -1));
 		rc = EXIT_USAGE;
 	} else if (lua_pcall(sc->L, 0, 0, 1)) {

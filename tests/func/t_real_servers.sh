@@ -561,6 +561,12 @@ t_join_bad_input() {
 	ns join missing.csv notrecords.csv > out 2> err || rc=$?
 	expect_eq "$rc" 1 "missing file: status"
 	grep -q 'missing.csv: No such file' err
+	# A fifo nobody writes to is empty, not a wait.
+	mkfifo jf
+	rc=0
+	ns join jf notrecords.csv > out 2> err || rc=$?
+	expect_eq "$rc" 1 "a fifo with no writer: status"
+	expect_eq "$(cat err)" "netstage: join: jf is empty" "a fifo with no writer"
 }
 
 # A kernel without some tracepoints: without sys_exit observe goes on

@@ -111,3 +111,16 @@ t_script_loop_after_run_stops_at_a_signal() {
 	expect_eq "$rc" 1 "status"
 	expect_eq "$(head -1 err)" "netstage: script error: stopped by a signal" "error"
 }
+
+# A script from a pipe (process substitution) runs, a first line of
+# '#' skipped with line numbers kept; a fifo nobody writes to is an
+# empty script, not a wait.
+t_script_from_a_pipe_or_a_fifo() {
+	ns tcp_rr --local -l 1 -q --script <(printf '#!/usr/bin/env netstage\nrun()\nerror("at 3")\n') \
+		> out 2> err && fail "no error"
+	grep -q ':3: at 3$' err || fail "$(cat err)"
+	mkfifo sf
+	ns tcp_rr --local -l 1 -q --script sf > out 2> err ||
+		fail "an empty fifo: $(cat err)"
+	expect_gt "$(key out client.num_transactions)" 0 "the test ran"
+}
