@@ -17,7 +17,6 @@
 
 #include "common.h"
 #include "flow.h"
-#include "kv.h"
 #include "metrics.h"
 #include "metrics_http.h"
 #include "privs.h"
@@ -189,27 +188,21 @@ static int at_time(void *arg, uint64_t t)
 	return 0;
 }
 
-/* The cost parts, once measured: trace_cost_kv()'s figures. */
+/* The cost parts, once measured (what trace_cost_* keys print). */
 static int cost_parts(struct observer *ob, double *ns)
 {
-	static const char *const key[MC_PARTS] = {
-		"trace_cost_bpf_ns", "trace_cost_entry_ns",
-		"trace_cost_user_ns", "trace_cost_ns"
-	};
 	const struct trace_cost *c = &ob->side.rs.cost;
 	const struct trace_worker *tw = ob->side.workers[0].tw;
-	struct kv_list kv = { 0 };
-	const char *v;
-	int i;
+	struct trace_cost_parts p;
 
 	/* Finished (its thread joined), or it may be writing them. */
-	if (c->inited || !c->done)
+	if (c->inited || trace_cost_parts(c, tw->cost_n ? (double)tw->cost_ns /
+						     tw->cost_n : -1, &p))
 		return 0;
-	trace_cost_kv(c, tw->cost_n ? (double)tw->cost_ns / tw->cost_n : -1,
-		      &kv);
-	for (i = 0; i < MC_PARTS; i++)
-		ns[i] = (v = kv_get(&kv, key[i])) ? strtod(v, NULL) : 0;
-	kv_free(&kv);
+	ns[MC_BPF] = p.bpf_ns;
+	ns[MC_ENTRY] = p.entry_ns;
+	ns[MC_USER] = p.user_ns;
+	ns[MC_TOTAL] = p.total_ns;
 	return 1;
 }
 

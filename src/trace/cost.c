@@ -145,33 +145,45 @@ static const char *const names[] = {
 	"trace_cost_window_ms", "trace_cost_covers", "trace_cost_error",
 };
 
+int trace_cost_parts(const struct trace_cost *c, double user_ns,
+		     struct trace_cost_parts *p)
+{
+	double n, e_ns;
+
+	if (!c->done)
+		return -1;
+	n = (double)c->transactions;
+	p->runs = c->runs / n;
+	/* bpf_stats' own clock read lies inside each run it times. */
+	p->bpf_ns = ((double)c->run_ns - c->runs * tracer_stats_ns(c->t)) / n;
+	if (p->bpf_ns < 0)
+		p->bpf_ns = 0;
+	e_ns = tracer_entry_ns(c->t);
+	p->has_entry = e_ns >= 0;
+	p->entry_ns = e_ns >= 0 ? p->runs * e_ns : 0;
+	p->user_ns = user_ns < 0 ? 0 : user_ns;
+	p->total_ns = p->bpf_ns + p->entry_ns + p->user_ns;
+	return 0;
+}
+
 void trace_cost_kv(const struct trace_cost *c, double user_ns,
 		   struct kv_list *out)
 {
-	double n, bpf, runs, entry, e_ns;
+	struct trace_cost_parts p;
 
-	if (!c->done) {
+	if (trace_cost_parts(c, user_ns, &p)) {
 		kv_str(out, "trace_cost_error",
 		       c->error ? c->error : "not measured");
 		return;
 	}
-	n = (double)c->transactions;
-	runs = c->runs / n;
-	/* bpf_stats' own clock read lies inside each run it times. */
-	bpf = ((double)c->run_ns - c->runs * tracer_stats_ns(c->t)) / n;
-	if (bpf < 0)
-		bpf = 0;
-	e_ns = tracer_entry_ns(c->t);
-	entry = e_ns >= 0 ? runs * e_ns : 0;
-	if (user_ns < 0)
-		user_ns = 0;
-	kv_num(out, "trace_cost_ns", bpf + entry + user_ns, 0);
-	kv_num(out, "trace_cost_bpf_ns", bpf, 0);
-	if (e_ns >= 0)
-		kv_num(out, "trace_cost_entry_ns", entry, 0);
-	kv_num(out, "trace_cost_user_ns", user_ns, 0);
-	kv_num(out, "trace_cost_runs", runs, 2);
-	kv_num(out, "trace_cost_foreign_runs", c->foreign_runs / n, 2);
+	kv_num(out, "trace_cost_ns", p.total_ns, 0);
+	kv_num(out, "trace_cost_bpf_ns", p.bpf_ns, 0);
+	if (p.has_entry)
+		kv_num(out, "trace_cost_entry_ns", p.entry_ns, 0);
+	kv_num(out, "trace_cost_user_ns", p.user_ns, 0);
+	kv_num(out, "trace_cost_runs", p.runs, 2);
+	kv_num(out, "trace_cost_foreign_runs",
+	       c->foreign_runs / (double)c->transactions, 2);
 	kv_num(out, "trace_cost_window_ms", c->window_ns / 1e6, 0);
 	kv_str(out, "trace_cost_covers",
 	       tracer_both_ends(c->t) ? "both_ends" : "this_end");

@@ -51,6 +51,14 @@ static inline int trace_cost_timing(const struct trace_cost *c)
 	return __atomic_load_n(&c->timing, __ATOMIC_RELAXED);
 }
 
+/* A transaction's cost by part, once measured (ns; runs: program runs). */
+struct trace_cost_parts {
+	double bpf_ns, entry_ns, user_ns, total_ns, runs;
+	int has_entry;		/* the entry's cost was calibrated */
+};
+/* The parts, user_ns the merges' (-1: none timed); -1 if not measured. */
+int trace_cost_parts(const struct trace_cost *c, double user_ns,
+		     struct trace_cost_parts *p);
 /*
  * The trace_cost_* keys; user_ns: the workers' merge time per
  * transaction of the window (-1: none taken: 0 is printed).
