@@ -1,7 +1,9 @@
 #!/usr/bin/python3
-"""flood.py PORT RATE SECONDS: open RATE idle TCP connections a second
-to 127.0.0.1:PORT, in bursts every 20 ms, for SECONDS at most (or until
-SIGTERM); each burst is held 200 ms, then reset. Writes "flooding" to
+"""flood.py PORT RATE SECONDS [SOURCES]: open RATE idle TCP connections
+a second to 127.0.0.1:PORT, in bursts every 20 ms, for SECONDS at most
+(or until SIGTERM); each burst is held 200 ms, then reset. With
+SOURCES, the connections come from that many loopback addresses in
+turn (127.0.1.1 on), as from as many hosts. Writes "flooding" to
 ./flood_started once the first burst is out, and the connections
 opened to ./flood_count at the end."""
 import signal
@@ -11,6 +13,7 @@ import sys
 import time
 
 port, rate, seconds = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
+sources = int(sys.argv[4]) if len(sys.argv) > 4 else 0
 # A reset, not TIME_WAIT: the ports are ephemeral ones a later test's
 # server may want to bind.
 LINGER0 = struct.pack("ii", 1, 0)
@@ -31,6 +34,9 @@ while time.time() < end and not stop:
         s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, LINGER0)
         s.setblocking(False)
         try:
+            if sources:
+                n = opened % sources
+                s.bind(("127.0.%d.%d" % (1 + n // 250, 1 + n % 250), 0))
             s.connect(("127.0.0.1", port))
         except BlockingIOError:
             pass
