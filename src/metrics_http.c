@@ -12,6 +12,14 @@
 #define CONTENT_TYPE \
 	"application/openmetrics-text; version=1.0.0; charset=utf-8"
 
+/*
+ * A peer that connects and says nothing holds its place for the
+ * timeout (10 s): one address may hold a few, so that idle peers from
+ * one host cannot take every place from the scraper on another.
+ */
+#define CONNECTIONS 64u
+#define CONNECTIONS_PER_ADDRESS 4u
+
 struct metrics_http {
 	struct MHD_Daemon *d;
 	int fd;
@@ -133,7 +141,9 @@ struct metrics_http *metrics_http_open(const char *where,
 				on_request, h,
 				MHD_OPTION_LISTEN_SOCKET, h->fd,
 				MHD_OPTION_CONNECTION_TIMEOUT, 10u,
-				MHD_OPTION_CONNECTION_LIMIT, 64u,
+				MHD_OPTION_CONNECTION_LIMIT, CONNECTIONS,
+				MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+				CONNECTIONS_PER_ADDRESS,
 				MHD_OPTION_END);
 	if (!h->d) {
 		snprintf(err, len, "--listen %.200s: the HTTP server did not "

@@ -467,6 +467,53 @@ assert d['intervals'] == [], d['intervals'][:3]
 assert d['results']['num_transactions'] == $total, d['results']"
 }
 
+# /metrics with every place taken by silent peers from one address
+# (64, as many as it serves at once): a scrape from another address is
+# still answered, and the silent ones get no more than their share.
+t_observe_metrics_answer_past_idle_peers() {
+	need_root
+	local mport
+
+	start_memcached
+	mport=$((DPORT + 1))
+	start_observer --listen "127.0.0.1:$mport" -q -l 5
+	python3 - "$mport" > scrape.out 2>&1 <<'PY' || fail "$(cat scrape.out)"
+import socket, sys, time, urllib.request
+port = int(sys.argv[1])
+idle = []
+for _ in range(64):
+    s = socket.socket()
+    s.bind(("127.0.0.2", 0))
+    s.connect(("127.0.0.1", port))
+    idle.append(s)
+for s in idle:
+    s.setblocking(False)
+
+def still_held(s):
+    try:
+        return s.recv(1) != b""
+    except BlockingIOError:
+        return True
+    except ConnectionError:
+        return False
+
+# Until observe's loop has taken each from the listen queue.
+for _ in range(50):
+    idle = [s for s in idle if still_held(s)]
+    if len(idle) <= 4:
+        break
+    time.sleep(0.1)
+held = len(idle)
+body = urllib.request.urlopen("http://127.0.0.1:%d/metrics" % port,
+                              timeout=3).read().decode()
+assert "netstage_observe_transactions_total" in body, body[:200]
+print("silent peers held: %d of 64" % held)
+assert held == 4, held
+PY
+	cat scrape.out
+	wait %2 || fail "observe exited with status $?"
+}
+
 t_raw_framing_by_a_lua_hook() {
 	local g0 h0 n
 
