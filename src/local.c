@@ -242,15 +242,20 @@ static int merge_json(struct local *l, const struct kv_list *wf)
  * O_EXCL and a random suffix, so nothing planted at a name netstage
  * would pick is followed. NULL, with errno, if it cannot be.
  */
-static char *tmp_name(const char *tag)
+static const char *tmp_dir(void)
 {
 	const char *dir = getenv("TMPDIR");
+
+	return dir && *dir ? dir : "/tmp";
+}
+
+static char *tmp_name(const char *tag)
+{
+	const char *dir = tmp_dir();
 	size_t n;
 	char *s;
 	int fd;
 
-	if (!dir || !*dir)
-		dir = "/tmp";
 	n = strlen(dir) + 40;
 	s = xcalloc(1, n);
 	snprintf(s, n, "%s/netstage-%s.XXXXXX", dir, tag);
@@ -590,7 +595,8 @@ int local_run(struct options *o, const struct workload *wl)
 		l.client_json = tmp_name("client");
 		l.server_json = tmp_name("server");
 		if (!l.client_json || !l.server_json) {
-			log_err("--json: no temporary file: %s",
+			log_err("--json: no temporary file in %.200s "
+				"($TMPDIR, or /tmp): %s", tmp_dir(),
 				strerror(errno));
 			o->json = NULL;
 			local_free(&l);

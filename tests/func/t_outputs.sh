@@ -119,6 +119,19 @@ t_output_directory_is_refused_before_the_test() {
 	[ -d d ] || fail "the directory is gone"
 }
 
+# --local --json merges two documents made in $TMPDIR: a $TMPDIR that
+# is not there is named, before the test, and nothing is written.
+t_local_json_names_a_missing_tmpdir() {
+	local rc=0
+
+	TMPDIR=$PWD/none ns tcp_rr --local -l 30 -q --json t.json > out \
+		2> err || rc=$?
+	expect_eq "$rc" 1 "status"
+	expect_eq "$(cat err)" "netstage: --json: no temporary file in $PWD/none\
+ (\$TMPDIR, or /tmp): No such file or directory" "error"
+	[ ! -e t.json ] || fail "t.json written"
+}
+
 # No temporary file is left by a failure, --suicide-length (which
 # _exits from its signal handler) or a script's os.exit.
 t_no_temporary_file_is_left_behind() {
