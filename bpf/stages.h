@@ -372,4 +372,13 @@ struct ns_krecord {
 	char held_comm[16];
 };
 
+/*
+ * The per-CPU packet clock every netstage object on a host shares (its
+ * map's name, as BPF declares it and as user space finds it by:
+ * bpf/stages.bpf.c, src/privs.c).
+ */
+#define NS_RX_CLOCK ns_rx_clock
+#define NS_NAME_(x) #x
+#define NS_NAME(x) NS_NAME_(x)
+
 #endif

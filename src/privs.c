@@ -19,6 +19,7 @@
 
 #include "common.h"
 #include "privs.h"
+#include "stages.h"
 
 /* Capabilities as bits: cap_max_bits() is 41 on 6.18. */
 typedef unsigned long long capset_t;
@@ -72,14 +73,48 @@ static void drop_bounding(capset_t keep)
 }
 
 /*
- * The helper: CAP_SYS_ADMIN and nothing else, one byte in, the stats
- * descriptor (or an errno byte) out, until the run's processes close
+ * The oldest BPF map of that name loaded on the host, or -1 with errno:
+ * walking the maps' ids takes CAP_SYS_ADMIN.
+ */
+static int oldest_map(const char *name)
+{
+	__u32 id = 0;
+	int fd;
+
+	while (!bpf_map_get_next_id(id, &id)) {
+		struct bpf_map_info info = { 0 };
+		__u32 len = sizeof(info);
+
+		fd = bpf_map_get_fd_by_id(id);
+		if (fd < 0)
+			continue;
+		if (!bpf_obj_get_info_by_fd(fd, &info, &len) &&
+		    !strncmp(info.name, name, sizeof(info.name)))
+			return fd;
+		close(fd);
+	}
+	if (errno == ENOENT)
+		errno = ESRCH;
+	return -1;
+}
+
+/*
+ * What the helper is asked: the stats descriptor, or the shared packet
+ * clock's map (that one map: a process that gave up CAP_SYS_ADMIN gets
+ * no other process's map by asking).
+ */
+#define ASK_STATS 1
+#define ASK_RX_CLOCK 2
+
+/*
+ * The helper: CAP_SYS_ADMIN and nothing else, one request byte in (ASK_*),
+ * a descriptor (or an errno byte) out, until the run's processes close
  * their end.
  */
 static void helper_main(int sock)
 {
 	int null = open("/dev/null", O_RDWR);
-	char b;
+	char q;
 
 	/* Nobody waits for EOF on a pipe the helper holds. */
 	if (null >= 0) {
@@ -95,12 +130,16 @@ static void helper_main(int sock)
 		_exit(1);
 	prctl(PR_SET_NAME, "netstage-stats");
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	while (recv(sock, &b, 1, 0) == 1) {
-		int fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
-		char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
+	while (recv(sock, &q, 1, 0) == 1) {
+		char cbuf[CMSG_SPACE(sizeof(int))] = { 0 }, b;
 		struct iovec iov = { &b, 1 };
 		struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
+		int fd;
 
+		if (q == ASK_RX_CLOCK)
+			fd = oldest_map(NS_NAME(NS_RX_CLOCK));
+		else
+			fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
 		b = fd < 0 ? (char)errno : 0;
 		if (fd >= 0) {
 			struct cmsghdr *cm;
@@ -175,9 +214,10 @@ static int start_helper(char *err, size_t len)
 	return 0;
 }
 
-int privs_stats_fd(void)
+/* The helper's answer to request q: a descriptor, or -1 with errno. */
+static int ask_helper(char q)
 {
-	char b = 1, cbuf[CMSG_SPACE(sizeof(int))];
+	char b = 0, cbuf[CMSG_SPACE(sizeof(int))];
 	struct iovec iov = { &b, 1 };
 	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
 			    .msg_control = cbuf,
@@ -185,10 +225,9 @@ int privs_stats_fd(void)
 	struct cmsghdr *cm;
 	int fd = -1;
 
-	if (helper < 0)
-		return bpf_enable_stats(BPF_STATS_RUN_TIME);
 	pthread_mutex_lock(&helper_mu);
-	if (send(helper, &b, 1, MSG_NOSIGNAL) == 1 &&
+	errno = EPIPE;
+	if (send(helper, &q, 1, MSG_NOSIGNAL) == 1 &&
 	    recvmsg(helper, &m, MSG_CMSG_CLOEXEC) == 1) {
 		cm = CMSG_FIRSTHDR(&m);
 		if (cm && cm->cmsg_type == SCM_RIGHTS)
@@ -198,6 +237,20 @@ int privs_stats_fd(void)
 	}
 	pthread_mutex_unlock(&helper_mu);
 	return fd;
+}
+
+int privs_stats_fd(void)
+{
+	if (helper < 0)
+		return bpf_enable_stats(BPF_STATS_RUN_TIME);
+	return ask_helper(ASK_STATS);
+}
+
+int privs_rx_clock_fd(void)
+{
+	if (helper < 0)
+		return oldest_map(NS_NAME(NS_RX_CLOCK));
+	return ask_helper(ASK_RX_CLOCK);
 }
 
 int privs_may_load(void)

@@ -3,8 +3,9 @@
  * its BPF programs. So a privileged netstage keeps, from start-up,
  * only the capabilities its options need (as the invoking user when
  * run by sudo), and drops those that loading needed once it is done.
- * kernel.bpf_stats (the trace cost window) needs CAP_SYS_ADMIN: a
- * helper process keeps it alone and hands out the stats descriptor.
+ * kernel.bpf_stats (the trace cost window) and finding another
+ * process's BPF map need CAP_SYS_ADMIN: a helper process keeps it
+ * alone and hands out those descriptors.
  * docs/usage.md says what runs with which rights.
  */
 #ifndef NETSTAGE_PRIVS_H
@@ -40,5 +41,12 @@ int privs_may_load(void);
 
 /* bpf_enable_stats(BPF_STATS_RUN_TIME), by the helper where there is one. */
 int privs_stats_fd(void);
+
+/*
+ * The oldest netstage object's packet clock map on the host (NS_RX_CLOCK
+ * in bpf/stages.h), by the helper where there is one; -1 with errno
+ * (ESRCH: none loaded).
+ */
+int privs_rx_clock_fd(void);
 
 #endif

@@ -301,6 +301,32 @@ static uint32_t ring_bytes(const struct tracer *t)
 	return NS_IS_OBS(t->side) ? NS_OBS_RING_BYTES : NS_RING_BYTES;
 }
 
+/*
+ * Every netstage object on the host stamps a packet with the clock read
+ * of the first program to see it (ns_rx_clock in bpf/stages.bpf.c):
+ * take the oldest's map, if one is loaded, before loading ours. A
+ * kernel reference keeps it while any object holds it, whoever exits
+ * first.
+ */
+static void share_rx_clock(struct stages_bpf *skel)
+{
+	struct bpf_map *m = skel->maps.NS_RX_CLOCK;
+	struct bpf_map_info info = { 0 };
+	__u32 len = sizeof(info);
+	int fd = privs_rx_clock_fd();
+
+	if (fd < 0)
+		return;
+	/* Another build's layout is not ours to share. */
+	if (!bpf_obj_get_info_by_fd(fd, &info, &len) &&
+	    info.type == bpf_map__type(m) &&
+	    info.key_size == bpf_map__key_size(m) &&
+	    info.value_size == bpf_map__value_size(m) &&
+	    info.max_entries == bpf_map__max_entries(m))
+		bpf_map__reuse_fd(m, fd);
+	close(fd);
+}
+
 static struct stages_bpf *open_with(const struct tracer *t,
 				    const struct tracer_cfg *cfg,
 				    int fentry, int *err)
@@ -357,6 +383,7 @@ static struct stages_bpf *open_with(const struct tracer *t,
 		if (tp)
 			bpf_program__set_autoload(tp, !(fentry && fe) && use);
 	}
+	share_rx_clock(skel);
 	*err = stages_bpf__load(skel);
 	if (*err) {
 		stages_bpf__destroy(skel);
