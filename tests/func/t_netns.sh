@@ -148,14 +148,17 @@ for side, rs in rows.items():
 PY
 }
 
-# met_losses CSV [REMOTE]: at least 3 client records waited 5 ms or
-# more; with REMOTE, each such wait is in the client's remote stage.
+# met_losses CSV [REMOTE]: at least MIN_LOSSES (3) client records
+# waited 5 ms or more; with REMOTE, each such wait is in the client's
+# remote stage.
 met_losses() {
-	python3 - "$@" <<'PY'
-import csv, sys
+	MIN_LOSSES=${MIN_LOSSES:-3} python3 - "$@" <<'PY'
+import csv, os, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 slow = [r for r in rows if int(r["APP_DONE"]) - int(r["APP_SEND"]) > 5e6]
-assert len(slow) >= 3, f"only {len(slow)} transactions met a loss"
+print(f"{len(slow)} of {len(rows)} transactions met a loss")
+assert len(slow) >= int(os.environ["MIN_LOSSES"]), \
+    f"only {len(slow)} transactions met a loss"
 for r in slow if len(sys.argv) > 2 else ():
     assert int(r["remote"]) > 5e6, r
 PY
@@ -352,6 +355,8 @@ t_trace_a_collapsed_retransmission_is_the_arrival() {
 		VETH_SETUP=drop_data_both_ways trace_over_veth -l 3 --burst 4
 	expect_gt "$(key out client.trace_retransmits)" 0 "client resent"
 	expect_gt "$(key out server.trace_retransmits)" 0 "server resent"
-	met_losses cli.csv
+	# A fixed pattern can drop a segment's resends too, and its timer
+	# backs off (0.2, 0.4, 0.8 s...): a run once met one loss alone.
+	MIN_LOSSES=1 met_losses cli.csv
 	receive_stages_clean client=cli.csv server=srv.csv
 }
