@@ -262,6 +262,26 @@ struct {
 } lost SEC(".maps");
 
 /*
+ * observe, by enum ns_obs_count (bpf/stages.h): requests of connections
+ * met mid-stream; responses begun less those ended (a CPU's count may
+ * go below 0: their sum is the responses open now).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, NS_OBS_COUNTS);
+	__type(key, __u32);
+	__type(value, __u64);
+} obs_counts SEC(".maps");
+
+static __always_inline void obs_count(__u32 k, __u64 d)
+{
+	__u64 *n = bpf_map_lookup_elem(&obs_counts, &k);
+
+	if (n)
+		*n += d;
+}
+
+/*
  * While `counting`: each program's runs for this run's own packets (of
  * the data port), sockets (registered) and threads, by enum ns_prog.
  * The cost charges these; other processes' traffic runs the programs
@@ -1212,6 +1232,7 @@ static __always_inline void obs_emit(struct ns_sk *st)
 	__u32 m = st->tx_begun - 1;
 
 	count_done(1);
+	obs_count(NS_OBS_OPEN, -1);
 	st->tx_open = 0;
 	st->tx_msgs = m + 1;
 	emit(st, m);
@@ -1365,6 +1386,7 @@ static __always_inline int obs_send(const struct sock *sk, struct ns_sk *st)
 	/* The next request starts past what has come in so far. */
 	st->rx_mark = tp->bytes_received;
 	if (st->late) {
+		obs_count(NS_OBS_SKIPPED, 1);
 		st->late = 0;
 		return 0;
 	}
@@ -1374,6 +1396,7 @@ static __always_inline int obs_send(const struct sock *sk, struct ns_sk *st)
 	st->tx_seq[NS_SLOT(m)] = tp->write_seq;
 	st->tx_begun = m + 1;
 	st->tx_open = 1;
+	obs_count(NS_OBS_OPEN, 1);
 	return 0;
 }
 

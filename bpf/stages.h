@@ -373,6 +373,13 @@ struct ns_krecord {
 };
 
 /*
+ * observe's counts of what it does not time: requests of connections
+ * met mid-stream (their transactions not counted), and responses open
+ * (sent, not yet ended by the connection's next read or its close).
+ */
+enum ns_obs_count { NS_OBS_SKIPPED, NS_OBS_OPEN, NS_OBS_COUNTS };
+
+/*
  * The per-CPU packet clock every netstage object on a host shares (its
  * map's name, as BPF declares it and as user space finds it by:
  * bpf/stages.bpf.c, src/privs.c).

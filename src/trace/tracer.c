@@ -752,6 +752,11 @@ uint64_t tracer_lost(struct tracer *t)
 			  NS_IS_SERVER(t->side));
 }
 
+uint64_t tracer_obs_count(struct tracer *t, enum ns_obs_count k)
+{
+	return percpu_sum(bpf_map__fd(t->skel->maps.obs_counts), k);
+}
+
 int tracer_side_retrans(enum ns_side side)
 {
 	return used(&hooks[NS_P_RETRANS], side, 0);

@@ -98,6 +98,8 @@ int tracer_khist(struct tracer *t, int k, struct hist *h);
 void tracer_kcounts(struct tracer *t, uint64_t *timed, uint64_t *incomplete);
 /* Records BPF could not reserve ring space for. */
 uint64_t tracer_lost(struct tracer *t);
+/* observe: a count of enum ns_obs_count, now. */
+uint64_t tracer_obs_count(struct tracer *t, enum ns_obs_count k);
 /*
  * The TCP segments this end retransmitted (exact), and the log of
  * retransmissions (*n entries at *log, both ends' under --local: each

@@ -467,6 +467,47 @@ assert d['intervals'] == [], d['intervals'][:3]
 assert d['results']['num_transactions'] == $total, d['results']"
 }
 
+# What observe does not time it counts: a connection open before it
+# started is timed from its second request on (the first skipped), and
+# a response still open when it stops (no next read, no close) is no
+# transaction yet. Counted, timed and open add up to memcached's gets.
+t_observe_counts_what_it_does_not_time() {
+	need_root
+	local g0 g1
+
+	start_memcached
+	g0=$(mc_stat cmd_get)
+	python3 - "$NETSTAGE" "$DPORT" > late.out 2>&1 <<'PY' ||
+import socket, subprocess, sys
+netstage, port = sys.argv[1], int(sys.argv[2])
+def get(s):
+    s.sendall(b"get k\r\n")
+    got = b""
+    while not got.endswith(b"END\r\n"):
+        got += s.recv(4096)
+old = socket.create_connection(("127.0.0.1", port))
+get(old)
+p = subprocess.Popen([netstage, "observe", "--port", str(port), "-l", "2",
+                      "-q", "--logtostderr"], stdout=open("obs.out", "w"),
+                     stderr=subprocess.PIPE, text=True)
+for line in p.stderr:
+    if "observing pid" in line:
+        break
+for _ in range(2):
+    get(old)
+new = socket.create_connection(("127.0.0.1", port))
+for _ in range(3):
+    get(new)
+sys.exit(p.wait())
+PY
+		fail "$(cat late.out obs.out)"
+	g1=$(mc_stat cmd_get)
+	expect_eq "$(key obs.out num_transactions)" 2 "transactions"
+	expect_eq "$(key obs.out observed_requests_skipped)" 1 "skipped"
+	expect_eq "$(key obs.out observed_responses_open)" 2 "open"
+	expect_eq $((g1 - g0 - 1)) 5 "memcached's gets while observed"
+}
+
 # /metrics with every place taken by silent peers from one address
 # (64, as many as it serves at once): a scrape from another address is
 # still answered, and the silent ones get no more than their share.
