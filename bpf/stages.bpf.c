@@ -261,11 +261,7 @@ struct {
 	__type(value, __u64);
 } lost SEC(".maps");
 
-/*
- * observe, by enum ns_obs_count (bpf/stages.h): requests of connections
- * met mid-stream; responses begun less those ended (a CPU's count may
- * go below 0: their sum is the responses open now).
- */
+/* observe, by enum ns_obs_count (bpf/stages.h). */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, NS_OBS_COUNTS);
@@ -273,12 +269,12 @@ struct {
 	__type(value, __u64);
 } obs_counts SEC(".maps");
 
-static __always_inline void obs_count(__u32 k, __u64 d)
+static __always_inline void obs_count(__u32 k)
 {
 	__u64 *n = bpf_map_lookup_elem(&obs_counts, &k);
 
 	if (n)
-		*n += d;
+		(*n)++;
 }
 
 /*
@@ -559,13 +555,44 @@ static __always_inline void put_krec(const struct ns_sk *st, __u32 m,
  * worker's own recv or send: a socket BPF made storage for learns its
  * worker here.
  */
-static __always_inline void emit(struct ns_sk *st, __u32 m)
+/*
+ * Message m's record into its worker's ring, its slot left as it is;
+ * with the scheduler's stamps (`sched`) or without.
+ */
+static __always_inline void ring_record(struct ns_sk *st, __u32 m,
+					__u32 worker, int sched)
 {
-	__u32 worker = st->worker, end = st->side & 1;
-	__u64 *sl = slot(st, m);
 	struct ns_krecord *r;
+	__u64 *sl = slot(st, m);
 	void *ring;
 	int i;
+
+	ring = bpf_map_lookup_elem(&rings, &worker);
+	r = ring ? bpf_ringbuf_reserve(ring, sizeof(*r), 0) : NULL;
+	if (!r) {
+		count_lost(st->side & 1);
+		return;
+	}
+	r->flow_id = st->flow_id;
+	r->side = st->side;
+	r->next_port = next_port(st);
+	r->port = st->port;
+	r->seq = m;
+	r->rx_off = st->rx_off[NS_SLOT(m)];
+	for (i = 0; i < NS_B_COUNT; i++)
+		r->t[i] = 0;
+	for (i = 0; i < NS_K_COUNT; i++)
+		r->t[kb[i]] = sl[i];
+	if (sched)
+		sched_stamps(r, worker);
+	/* The worker polls its ring after each transaction: no wake-up. */
+	bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
+}
+
+static __always_inline void emit(struct ns_sk *st, __u32 m)
+{
+	__u32 worker = st->worker;
+	__u64 *sl = slot(st, m);
 
 	if (worker == NS_NO_WORKER)
 		st->worker = worker = this_worker();
@@ -578,25 +605,7 @@ static __always_inline void emit(struct ns_sk *st, __u32 m)
 		put_krec(st, m, sl);
 		goto done;
 	}
-	ring = bpf_map_lookup_elem(&rings, &worker);
-	r = ring ? bpf_ringbuf_reserve(ring, sizeof(*r), 0) : NULL;
-	if (r) {
-		r->flow_id = st->flow_id;
-		r->side = st->side;
-		r->next_port = next_port(st);
-		r->port = st->port;
-		r->seq = m;
-		r->rx_off = st->rx_off[NS_SLOT(m)];
-		for (i = 0; i < NS_B_COUNT; i++)
-			r->t[i] = 0;
-		for (i = 0; i < NS_K_COUNT; i++)
-			r->t[kb[i]] = sl[i];
-		sched_stamps(r, worker);
-		/* The worker polls its ring after each transaction: no wake-up. */
-		bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
-	} else {
-		count_lost(end);
-	}
+	ring_record(st, m, worker, 1);
 done:
 	clear_slot(sl);
 }
@@ -1232,10 +1241,37 @@ static __always_inline void obs_emit(struct ns_sk *st)
 	__u32 m = st->tx_begun - 1;
 
 	count_done(1);
-	obs_count(NS_OBS_OPEN, -1);
 	st->tx_open = 0;
 	st->tx_msgs = m + 1;
 	emit(st, m);
+}
+
+/*
+ * observe, as it stops: the record of each response still open (sent,
+ * not yet ended by its connection's next read or close), as it stands,
+ * the connection's state untouched (its server may be in it on another
+ * CPU). User space counts those whose last stamp came before its end;
+ * one the server ends meanwhile is counted once, as the reader takes no
+ * record after this walk but its own.
+ */
+SEC("iter/bpf_sk_storage_map")
+int obs_flush(struct bpf_iter__bpf_sk_storage_map *ctx)
+{
+	struct ns_sk *st;
+
+	/*
+	 * The storage again, by its socket: the walk's own pointer to it
+	 * takes no index that varies (a slot's).
+	 */
+	if (!ctx->sk || !NS_IS_OBS(side))
+		return 0;
+	st = bpf_sk_storage_get(&socks, ctx->sk, 0, 0);
+	if (!st || !st->tx_open ||
+	    !st->tx_begun || hist_mode || krec_mask)
+		return 0;
+	obs_count(NS_OBS_FLUSHED);
+	ring_record(st, st->tx_begun - 1, 0, 0);
+	return 0;
 }
 
 /*
@@ -1386,7 +1422,7 @@ static __always_inline int obs_send(const struct sock *sk, struct ns_sk *st)
 	/* The next request starts past what has come in so far. */
 	st->rx_mark = tp->bytes_received;
 	if (st->late) {
-		obs_count(NS_OBS_SKIPPED, 1);
+		obs_count(NS_OBS_SKIPPED);
 		st->late = 0;
 		return 0;
 	}
@@ -1396,7 +1432,6 @@ static __always_inline int obs_send(const struct sock *sk, struct ns_sk *st)
 	st->tx_seq[NS_SLOT(m)] = tp->write_seq;
 	st->tx_begun = m + 1;
 	st->tx_open = 1;
-	obs_count(NS_OBS_OPEN, 1);
 	return 0;
 }
 

@@ -373,11 +373,12 @@ struct ns_krecord {
 };
 
 /*
- * observe's counts of what it does not time: requests of connections
- * met mid-stream (their transactions not counted), and responses open
- * (sent, not yet ended by the connection's next read or its close).
+ * observe's counts: requests of connections met mid-stream (not timed,
+ * not counted), and the records of responses still open as it stopped
+ * (sent, not yet ended by the connection's next read or close) that
+ * obs_flush sent.
  */
-enum ns_obs_count { NS_OBS_SKIPPED, NS_OBS_OPEN, NS_OBS_COUNTS };
+enum ns_obs_count { NS_OBS_SKIPPED, NS_OBS_FLUSHED, NS_OBS_COUNTS };
 
 /*
  * The per-CPU packet clock every netstage object on a host shares (its

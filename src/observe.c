@@ -381,8 +381,16 @@ static int observe_loop(struct observer *ob)
 	 * ring full. Those of later ones are not counted.
 	 */
 	trace_worker_read_some(tw, 0, now_ns() + s->rs.interval_ns / 10);
+	/*
+	 * A response ends at its connection's next read or close: those
+	 * still open (a kept connection's last) are sent now, and count if
+	 * they came before the end, as the others.
+	 */
+	if (tracer_obs_flush(s->rs.tracer))
+		log_err("the responses still open: %s", strerror(errno));
+	trace_worker_read_some(tw, 0, now_ns() + s->rs.interval_ns / 10);
 	s->res.obs_skipped = tracer_obs_count(s->rs.tracer, NS_OBS_SKIPPED);
-	s->res.obs_open = tracer_obs_count(s->rs.tracer, NS_OBS_OPEN);
+	s->res.obs_flushed = tracer_obs_count(s->rs.tracer, NS_OBS_FLUSHED);
 	/* A last interval that is all but over counts, as a worker's does. */
 	close_intervals(ob, ob->end + s->rs.interval_ns / 10);
 	worker_finish(&s->workers[0]);

@@ -238,7 +238,7 @@ static void observe_kv(const struct side_result *r,
 	kv_num(out, "duration_s", ns_to_s(r->t_end - r->t_start), 3);
 	kv_uint(out, "num_transactions", r->transactions);
 	kv_uint(out, "observed_requests_skipped", r->obs_skipped);
-	kv_uint(out, "observed_responses_open", r->obs_open);
+	kv_uint(out, "observed_responses_flushed", r->obs_flushed);
 	kv_num(out, "throughput", r->throughput, 2);
 	kv_int(out, "num_cpus", cpu_count());
 	cpu_kv("local", cpu_util(&r->cpu_start, &r->cpu_end), -1, out);

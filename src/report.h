@@ -32,7 +32,7 @@ struct side_result {
 	int closed_flows, silent_flows, overlong_flows;
 	int observed_pid;	/* observe: the server's process */
 	uint64_t obs_skipped;	/* observe: requests met mid-stream */
-	uint64_t obs_open;	/* observe: responses open as it stopped */
+	uint64_t obs_flushed;	/* observe: records of responses open */
 	struct hist lat_unc;	/* --rate: latency from the actual send */
 	struct cpu_snap cpu_start, cpu_end;
 	int num_flows;

@@ -104,6 +104,7 @@ struct tracer {
 	int missing[NS_P_COUNT];	/* the kernel lacks its tracepoint */
 	int retrans_err;	/* tcp_retransmit_skb passes the error */
 	int stamp_fd;		/* keeps the kernel stamping packets */
+	struct bpf_link *flush;	/* observe: obs_flush over the sockets */
 	/*
 	 * Lean: the flows' part of the `wstamps` map (hist) or the `krecs`
 	 * map (records), mapped (NULL: not used); this end's part of each,
@@ -383,6 +384,7 @@ static struct stages_bpf *open_with(const struct tracer *t,
 		if (tp)
 			bpf_program__set_autoload(tp, !(fentry && fe) && use);
 	}
+	bpf_program__set_autoload(skel->progs.obs_flush, NS_IS_OBS(t->side));
 	share_rx_clock(skel);
 	*err = stages_bpf__load(skel);
 	if (*err) {
@@ -568,6 +570,28 @@ static double calibrate_entry(struct tracer *t)
 }
 
 /*
+ * observe: the walk over the sockets' storage that sends the records of
+ * responses still open (obs_flush), attached while loading is allowed;
+ * tracer_obs_flush() runs it.
+ */
+static int attach_flush(struct tracer *t, char *why, size_t len)
+{
+	DECLARE_LIBBPF_OPTS(bpf_iter_attach_opts, o);
+	union bpf_iter_link_info li = { 0 };
+
+	li.map.map_fd = bpf_map__fd(t->skel->maps.socks);
+	o.link_info = &li;
+	o.link_info_len = sizeof(li);
+	t->flush = bpf_program__attach_iter(t->skel->progs.obs_flush, &o);
+	if (!t->flush) {
+		snprintf(why, len, "tracing off: cannot attach obs_flush: %s",
+			 strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/*
  * What bpf_stats adds to each run it times (its clock read inside the
  * span): the run time it counts for the sock_recv_length program over
  * empty recv()s, for which it returns at once. 0 if it cannot be had.
@@ -640,6 +664,8 @@ struct tracer *tracer_open(const struct tracer_cfg *cfg, char *why,
 		goto fail;
 	t->entry_ns = calibrate_entry(t);
 	t->stats_ns = calibrate_stats(t);
+	if (NS_IS_OBS(t->side) && attach_flush(t, why, len))
+		goto fail;
 	t->skel->bss->obs_ready = 1;
 	t->setup_ns = now_ns() - t0;
 	return t;
@@ -750,6 +776,24 @@ uint64_t tracer_lost(struct tracer *t)
 {
 	return percpu_sum(bpf_map__fd(t->skel->maps.lost),
 			  NS_IS_SERVER(t->side));
+}
+
+int tracer_obs_flush(struct tracer *t)
+{
+	char buf[64];
+	ssize_t n;
+	int fd;
+
+	if (!t->flush)
+		return -1;
+	fd = bpf_iter_create(bpf_link__fd(t->flush));
+	if (fd < 0)
+		return -1;
+	/* The walk runs as it is read; it writes nothing of its own. */
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		;
+	close(fd);
+	return n < 0 ? -1 : 0;
 }
 
 uint64_t tracer_obs_count(struct tracer *t, enum ns_obs_count k)
@@ -890,6 +934,7 @@ void tracer_close(struct tracer *t)
 	}
 	for (i = 0; i < ARRAY_SIZE(hooks); i++)
 		bpf_link__destroy(t->links[i]);
+	bpf_link__destroy(t->flush);
 	for (i = 0; i < NS_MAX_RINGS; i++)
 		if (t->ring_fd[i] >= 0)
 			close(t->ring_fd[i]);

@@ -98,6 +98,12 @@ int tracer_khist(struct tracer *t, int k, struct hist *h);
 void tracer_kcounts(struct tracer *t, uint64_t *timed, uint64_t *incomplete);
 /* Records BPF could not reserve ring space for. */
 uint64_t tracer_lost(struct tracer *t);
+/*
+ * observe, as it stops: send the records of responses still open (each
+ * connection's last one, until its next read or close) to the ring. 0,
+ * or -1 with errno.
+ */
+int tracer_obs_flush(struct tracer *t);
 /* observe: a count of enum ns_obs_count, now. */
 uint64_t tracer_obs_count(struct tracer *t, enum ns_obs_count k);
 /*
