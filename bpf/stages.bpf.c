@@ -687,10 +687,14 @@ static __always_inline __u32 arrival_key(__u32 end, __u16 peer, __u16 local,
  * (tracer.c gives a later one the oldest's). Each object runs its own
  * program on every packet, one after the other: without it, the later
  * one stamps the arrival after the earlier one's run (0.2-0.35 us
- * here). A packet is known by its skb, its device and its number (or
- * length): a new packet at a freed one's address is another number,
- * the same skb forwarded into another namespace another device, and a
- * stamp older than RX_CLOCK_SAME_NS another event.
+ * here). A packet is known by its skb, its device and its number (a
+ * datagram: its ports, one way, and length): a new TCP packet at a
+ * freed one's address is another number, the same skb forwarded into
+ * another namespace another device. A datagram has no number: udp_rr's
+ * response takes its request's freed skb and length, but its ports run
+ * the other way; and the next request of that way comes a round trip
+ * later, past RX_CLOCK_SAME_NS, which two programs of one packet are
+ * well within.
  */
 struct rx_clock {
 	__u64 id;	/* rx_id() */
@@ -704,7 +708,7 @@ struct {
 	__type(value, struct rx_clock);
 } NS_RX_CLOCK SEC(".maps");
 
-#define RX_CLOCK_SAME_NS 20000
+#define RX_CLOCK_SAME_NS 5000
 
 static __always_inline __u64 rx_id(const struct sk_buff *skb, __u32 n)
 {
@@ -769,7 +773,8 @@ static __always_inline void note_arrival(const struct sk_buff *skb, __u64 now)
 			 th->source == bpf_htons(data_port)))
 		own(NS_P_ARRIVAL);
 	if (proto == IPPROTO_UDP) {
-		now = first_clock(rx_id(skb, skb->len), now);
+		now = first_clock(rx_id(skb, skb->len ^ ((__u32)th->source << 16 |
+							 th->dest)), now);
 		k = ARRIVAL_SLOTS + (low32(skb) >> 8) % ARRIVAL_SLOTS;
 		e = bpf_map_lookup_elem(&arrivals, &k);
 		if (e)

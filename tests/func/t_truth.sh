@@ -123,9 +123,14 @@ t_rx_stages_agree_with_a_reference_timer() {
 # A standalone server and its client, both traced: two objects, each
 # with its own program on every packet. The later one used to stamp
 # after the earlier one's run, its softirq_rx short by it (0.2-0.35 us
-# here); they share the first program's clock read now.
+# here); they share the first program's clock read now. udp_rr too: a
+# response takes its request's freed skb, and must not take its clock.
 t_rx_stages_agree_with_a_reference_timer_both_traced() {
-	REF_BOTH=1 rx_against_ref ""
+	local rc=0
+
+	REF_BOTH=1 rx_against_ref "" || rc=1
+	REF_BOTH=1 REF_WL=udp_rr REF_STAGES=udp_rx rx_against_ref "" || rc=1
+	return $rc
 }
 
 t_rx_stages_agree_with_a_reference_timer_burst() {
