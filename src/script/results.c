@@ -27,6 +27,8 @@ struct kept {
 	const char *role;	/* side_role(): client, server or observe */
 	const char *workload;
 	struct kv_list keys;
+	/* r.throughput: transactions/s or Mbit/s, as measured (not printed) */
+	double throughput;
 	int has_lat;
 	struct hist lat;
 	int trace_asked, traced;
@@ -97,6 +99,7 @@ void script_keep_results(struct script *sc, struct side *s,
 	k->role = side_role(s);
 	k->workload = s->wl->name;
 	copy_keys(&k->keys, results);
+	k->throughput = s->res.throughput;
 	k->has_lat = s->wl->is_rr && k->is_client;
 	k->lat = s->res.lat;
 	k->t_start = s->res.t_start;
@@ -154,6 +157,11 @@ void script_keep_peer(struct script *sc, const struct kv_list *keys,
 	p->role = "server";
 	p->workload = sc->kept->workload;
 	copy_keys(&p->keys, keys);
+	/* As the server printed it: two decimals (issue 41). */
+	t = key_text(p, "throughput");
+	if (!t)
+		t = key_text(p, "throughput_Mbps");
+	p->throughput = t ? strtod(t, NULL) : 0;
 	t = key_text(p, "time_start");
 	p->t_start = t ? (uint64_t)(strtod(t, NULL) * 1e9) : 0;
 	p->iv = xcalloc(1, sizeof(*p->iv));
@@ -552,8 +560,7 @@ static void push_results(lua_State *L, struct kept *k)
 	lua_setfield(L, -2, "workload");
 	push_keys(L, k);
 	lua_setfield(L, -2, "keys");
-	t = key_text(k, "throughput");
-	set_num(L, "throughput", t ? strtod(t, NULL) : 0);
+	set_num(L, "throughput", k->throughput);
 	t = key_text(k, "num_transactions");
 	set_int(L, "transactions", t ? strtoll(t, NULL, 10) : 0);
 	if (k->has_lat) {

@@ -104,6 +104,35 @@ t_script_bind_to_device() {
 	wait "$SRV" || true
 }
 
+# r.throughput is the figure the run measured: Mbit/s for a stream
+# (a tcp_stream script read 0: it looked up the rr key), and not the
+# printed key's two decimals; the server's (r.peer) as it printed it.
+t_script_throughput_is_the_measured_figure() {
+	local wl key
+
+	printf '%s\n' 'local r = run()' \
+		'print(string.format("lua %.6f %s %.6f", r.throughput,' \
+		'  r.keys.throughput or r.keys.throughput_Mbps,' \
+		'  r.peer.throughput))' > tput.lua
+	for wl in tcp_stream tcp_rr udp_rr; do
+		key=throughput
+		[ $wl = tcp_stream ] && key=throughput_Mbps
+		ns $wl --local -l 1 -q --script tput.lua > out 2> err ||
+			fail "$wl: $(cat err)"
+		python3 - "$wl" "$(grep '^lua ' out)" \
+			"$(key out server.$key)" <<'PY' || fail "$wl: $(cat out)"
+import sys
+wl, line, server = sys.argv[1], sys.argv[2].split(), float(sys.argv[3])
+lua, printed, peer = float(line[1]), float(line[2]), float(line[3])
+assert lua > 0, line
+# The printed key is the figure to two decimals; Lua's is the figure.
+assert abs(lua - printed) <= 0.005 + 1e-9, line
+assert peer == server, (peer, server)
+print(wl, "r.throughput", lua, "printed", printed)
+PY
+	done
+}
+
 t_script_tcp_ack_interval() {
 	ns tcp_stream --local -l 1 -q -F 2 -T 2 -o throughput_Mbps \
 		--script "$EX/tcp-ack-interval.lua" > out
