@@ -551,11 +551,6 @@ static __always_inline void put_krec(const struct ns_sk *st, __u32 m,
 }
 
 /*
- * Hand transaction m to its worker and free its slot. It ends in the
- * worker's own recv or send: a socket BPF made storage for learns its
- * worker here.
- */
-/*
  * Message m's record into its worker's ring, its slot left as it is;
  * with the scheduler's stamps (`sched`) or without.
  */
@@ -589,6 +584,11 @@ static __always_inline void ring_record(struct ns_sk *st, __u32 m,
 	bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
 }
 
+/*
+ * Hand transaction m to its worker and free its slot. It ends in the
+ * worker's own recv or send: a socket BPF made storage for learns its
+ * worker here.
+ */
 static __always_inline void emit(struct ns_sk *st, __u32 m)
 {
 	__u32 worker = st->worker;
@@ -1253,27 +1253,27 @@ static __always_inline void obs_emit(struct ns_sk *st)
 
 /*
  * observe, as it stops: the record of each response still open (sent,
- * not yet ended by its connection's next read or close), as it stands,
- * the connection's state untouched (its server may be in it on another
- * CPU). User space counts those whose last stamp came before its end;
- * one the server ends meanwhile is counted once, as the reader takes no
- * record after this walk but its own.
+ * not yet ended by its connection's next read or close), as it stands;
+ * user space counts those whose last stamp came before its end. The
+ * response is closed here, so that the server's next read, while the
+ * reader drains, does not send it again; only a read in the very
+ * moment of this walk (its server runs on another CPU) can.
  */
 SEC("iter/bpf_sk_storage_map")
 int obs_flush(struct bpf_iter__bpf_sk_storage_map *ctx)
 {
 	struct ns_sk *st;
 
+	if (!NS_IS_OBS(side) || hist_mode || krec_mask || !ctx->sk)
+		return 0;
 	/*
 	 * The storage again, by its socket: the walk's own pointer to it
 	 * takes no index that varies (a slot's).
 	 */
-	if (!ctx->sk || !NS_IS_OBS(side))
-		return 0;
 	st = bpf_sk_storage_get(&socks, ctx->sk, 0, 0);
-	if (!st || !st->tx_open ||
-	    !st->tx_begun || hist_mode || krec_mask)
+	if (!st || !st->tx_open || !st->tx_begun)
 		return 0;
+	st->tx_open = 0;
 	obs_count(NS_OBS_FLUSHED);
 	ring_record(st, st->tx_begun - 1, 0, 0);
 	return 0;

@@ -387,7 +387,8 @@ static int observe_loop(struct observer *ob)
 	 * they came before the end, as the others.
 	 */
 	if (tracer_obs_flush(s->rs.tracer))
-		log_err("the responses still open: %s", strerror(errno));
+		log_err("each connection's last response is not counted: "
+			"%s", strerror(errno));
 	trace_worker_read_some(tw, 0, now_ns() + s->rs.interval_ns / 10);
 	s->res.obs_skipped = tracer_obs_count(s->rs.tracer, NS_OBS_SKIPPED);
 	s->res.obs_flushed = tracer_obs_count(s->rs.tracer, NS_OBS_FLUSHED);

@@ -105,6 +105,7 @@ struct tracer {
 	int retrans_err;	/* tcp_retransmit_skb passes the error */
 	int stamp_fd;		/* keeps the kernel stamping packets */
 	struct bpf_link *flush;	/* observe: obs_flush over the sockets */
+	int flush_errno;	/* why it could not be attached */
 	/*
 	 * Lean: the flows' part of the `wstamps` map (hist) or the `krecs`
 	 * map (records), mapped (NULL: not used); this end's part of each,
@@ -572,9 +573,10 @@ static double calibrate_entry(struct tracer *t)
 /*
  * observe: the walk over the sockets' storage that sends the records of
  * responses still open (obs_flush), attached while loading is allowed;
- * tracer_obs_flush() runs it.
+ * tracer_obs_flush() runs it. Without it, observe runs on and each
+ * connection's last response is not counted (it says so as it stops).
  */
-static int attach_flush(struct tracer *t, char *why, size_t len)
+static void attach_flush(struct tracer *t)
 {
 	DECLARE_LIBBPF_OPTS(bpf_iter_attach_opts, o);
 	union bpf_iter_link_info li = { 0 };
@@ -583,12 +585,7 @@ static int attach_flush(struct tracer *t, char *why, size_t len)
 	o.link_info = &li;
 	o.link_info_len = sizeof(li);
 	t->flush = bpf_program__attach_iter(t->skel->progs.obs_flush, &o);
-	if (!t->flush) {
-		snprintf(why, len, "tracing off: cannot attach obs_flush: %s",
-			 strerror(errno));
-		return -1;
-	}
-	return 0;
+	t->flush_errno = t->flush ? 0 : errno;
 }
 
 /*
@@ -664,8 +661,8 @@ struct tracer *tracer_open(const struct tracer_cfg *cfg, char *why,
 		goto fail;
 	t->entry_ns = calibrate_entry(t);
 	t->stats_ns = calibrate_stats(t);
-	if (NS_IS_OBS(t->side) && attach_flush(t, why, len))
-		goto fail;
+	if (NS_IS_OBS(t->side))
+		attach_flush(t);
 	t->skel->bss->obs_ready = 1;
 	t->setup_ns = now_ns() - t0;
 	return t;
@@ -784,8 +781,10 @@ int tracer_obs_flush(struct tracer *t)
 	ssize_t n;
 	int fd;
 
-	if (!t->flush)
+	if (!t->flush) {
+		errno = t->flush_errno;
 		return -1;
+	}
 	fd = bpf_iter_create(bpf_link__fd(t->flush));
 	if (fd < 0)
 		return -1;
