@@ -1349,12 +1349,19 @@ static __always_inline int obs_forward(const struct sock *sk)
 	return 0;
 }
 
-/* observe: the last send of the response is its SEND_RET. */
-static __always_inline int obs_sent(struct ns_sk *st)
+/*
+ * observe: the last send of the response is its SEND_RET. A connection
+ * that closed inside the send (a reset by the peer, met as the send
+ * released its socket) ends with it, failed or not.
+ */
+static __always_inline int obs_sent(struct ns_sk *st, int ret)
 {
-	if (st->tx_open)
+	st->sending = 0;
+	if (st->tx_open && ret > 0)
 		slot(st, st->tx_begun - 1)[NS_K_SEND_RET] =
 			bpf_ktime_get_ns();
+	if (st->tx_open == NS_TX_CLOSED)
+		obs_emit(st);
 	return 0;
 }
 
@@ -1373,7 +1380,7 @@ static __always_inline int message_part(struct sock *sk, int ret, int rx)
 		return 0;
 	own(rx ? NS_P_RECV : NS_P_SEND);
 	if (NS_IS_OBS(side))
-		return rx ? obs_read(st) : obs_sent(st);
+		return rx ? obs_read(st) : obs_sent(st, ret);
 	end = st->side & 1;
 	if (rx && NS_IS_UDP(st->side))
 		udp_read(sk, st);
@@ -1455,6 +1462,8 @@ int BPF_PROG(tcp_sendmsg_locked, const struct sock *sk, const struct msghdr *msg
 	st = lookup(sk);
 	if (st)
 		own(NS_P_TCP_SEND);
+	if (st && NS_IS_OBS(side))
+		st->sending = 1;
 	return st ? obs_send(sk, st) : obs_forward(sk);
 }
 
@@ -1930,10 +1939,13 @@ int BPF_PROG(inet_sock_set_state, const struct sock *sk, const int oldstate,
 		/*
 		 * Closing (a peer's FIN may come before the response, so
 		 * from CLOSE_WAIT too): the transaction in its response
-		 * ends here.
+		 * ends here, or, met inside the send (a peer's reset taken
+		 * as the send releases the socket), as the send returns.
 		 */
 		st = lookup(sk);
-		if (st && st->tx_open)
+		if (st && st->tx_open && st->sending)
+			st->tx_open = NS_TX_CLOSED;
+		else if (st && st->tx_open)
 			obs_emit(st);
 		return 0;
 	}
@@ -2021,9 +2033,14 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 SEC("tp_btf/sock_send_length")
 int BPF_PROG(sock_send_length, struct sock *sk, int ret, int flags)
 {
+	struct ns_sk *st;
+
 	if (empty)
 		return 0;
-	return ret > 0 ? message_part(sk, ret, 0) : 0;
+	if (ret > 0)
+		return message_part(sk, ret, 0);
+	st = NS_IS_OBS(side) ? lookup(sk) : NULL;
+	return st ? obs_sent(st, ret) : 0;
 }
 
 /*

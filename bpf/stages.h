@@ -247,6 +247,8 @@ enum ns_prog {
 #define NS_NO_WORKER 0xffff
 #define NS_NO_FLOW 0xffffffffu
 
+#define NS_TX_CLOSED 2
+
 /* Per registered socket, in BPF_MAP_TYPE_SK_STORAGE. */
 struct ns_sk {
 	/* written by user space when it registers the socket */
@@ -257,12 +259,15 @@ struct ns_sk {
 	unsigned char ooo_held;	/* TCP held data out of order at a wake-up */
 	/* observe: the turn a connection is in (messages have no size) */
 	unsigned char rx_open;	/* a request began and no response yet */
-	unsigned char tx_open;	/* a response began, its record not sent */
+	unsigned char tx_open;	/* a response began, its record not sent;
+				 * NS_TX_CLOSED: and the connection closed
+				 * inside its send */
 	unsigned char late;	/* met mid-stream: wait for a response */
 	unsigned char tx_based;	/* tx_adj is set */
 	/* storage BPF made: the connection's client port, for the records */
 	unsigned short port;
-	unsigned short pad3;
+	unsigned char sending;	/* observe: a send of the server's is under way */
+	unsigned char pad3;
 	unsigned int rx_msgs;	/* inbound messages read whole */
 	unsigned int tx_msgs;	/* outbound messages sent whole */
 	unsigned int rx_seen;	/* inbound messages whose start TCP saw */

@@ -510,6 +510,44 @@ PY
 	expect_eq $((g1 - g0 - 1)) 5 "memcached's gets while observed"
 }
 
+# Clients that send a get and close at once, as a benchmark's client
+# does at its end: the response meets a closed socket, whose RST
+# resets memcached's connection inside the send. The transaction was
+# served whole (memcached counted it, the response left), so it is
+# timed, with the send's return.
+t_observe_times_a_response_its_client_reset() {
+	need_root
+	local g0 g1
+
+	start_memcached
+	g0=$(mc_stat cmd_get)
+	start_observer -l 2 --trace-records obs.csv
+	python3 - "$DPORT" <<'PY' || fail "the closing clients"
+import socket, sys
+for _ in range(20):
+    s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+    s.sendall(b"get k\r\n")
+    s.close()
+PY
+	wait %2
+	g1=$(mc_stat cmd_get)
+	expect_eq $((g1 - g0)) 20 "memcached's gets"
+	expect_eq "$(key obs.out num_transactions)" 20 "observed"
+	expect_eq "$(key obs.out trace_incomplete)" 0 "incomplete"
+	# Each record whole, to the send's return: stages add up to it.
+	python3 - obs.csv <<'EOF'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert len(rows) == 20, len(rows)
+stages = ["softirq_rx", "tcp_rx", "wakeup", "recv_call", "app", "tcp_tx",
+          "send_return"]
+for r in rows:
+    assert int(r["SEND_RET"]) > int(r["DEV_XMIT"]) > 0, r
+    span = int(r["SEND_RET"]) - int(r["NETIF_RX"])
+    assert sum(int(r[s]) for s in stages) == span, r
+EOF
+}
+
 # /metrics with every place taken by silent peers from one address
 # (64, as many as it serves at once): a scrape from another address is
 # still answered, and the silent ones get no more than their share.
