@@ -26,16 +26,28 @@ ref_start() {
 	grep -q attached ref.out || fail "reference: $(cat ref.err)"
 }
 
+# The worker's stages, bounded by its own clock reads: held between two
+# reference events each (tests/ref/rxref.bpf.c), where the worker's
+# system calls are the reference's to follow (tcp_rr, one flow, one
+# request in flight).
+REF_WORKER_STAGES="wakeup recv_call send_call"
+
 # ref_compare MODE SIDE OUT: stop the reference; SIDE's softirq_rx,
-# tcp_rx and tcp_tx (REF_STAGES: others; netstage's keys in OUT) within
-# REF_TOLERANCE_US of it at p50 and REF_TOLERANCE_P90_US at p90 (tcp_tx:
-# of the two reference events around its end), or fail naming the mode,
-# side, stage and percentile.
+# tcp_rx and tcp_tx (REF_STAGES: others; netstage's keys in OUT), with
+# REF_WORKER set the worker's stages too (and a server's send_return),
+# within REF_TOLERANCE_US of it at p50 and REF_TOLERANCE_P90_US at p90
+# (tcp_tx and the worker's: of the two reference events around their
+# end), or fail naming the mode, side, stage and percentile.
 ref_compare() {
+	local stages=${REF_STAGES:-softirq_rx tcp_rx tcp_tx}
+
 	kill -INT "$REF_PID"
 	wait "$REF_PID"
+	[ -z "${REF_WORKER:-}" ] || stages="$stages $REF_WORKER_STAGES"
+	[ -z "${REF_WORKER:-}" ] || [ "$2" != server ] ||
+		stages="$stages send_return"
 	python3 - "$REF_TOLERANCE_US" "$REF_TOLERANCE_P90_US" \
-		"${REF_STAGES:-softirq_rx tcp_rx tcp_tx}" "$@" <<'PY'
+		"$stages" "$@" <<'PY'
 import sys
 tol, tol90, stages = float(sys.argv[1]), float(sys.argv[2]), sys.argv[3].split()
 mode, side, out = sys.argv[4] or "tcp_rr", sys.argv[5], sys.argv[6]
@@ -50,11 +62,13 @@ def within(stage, q, a, lo, hi, t):
         bad.append(f"{side} {stage} {q}: netstage {a:.3f} us, "
                    f"reference {ref} us")
 for stage in stages:
-    # tcp_tx ends between two reference events: both bound it.
-    ends = ("_queued", "_sent") if stage == "tcp_tx" else ("", "")
+    # tcp_tx ends between two reference events, the worker's stages
+    # between two more: both bound it.
+    ends = {"tcp_tx": ("_queued", "_sent"), "softirq_rx": ("", ""),
+            "tcp_rx": ("", ""), "udp_rx": ("", "")}.get(stage, ("_lo", "_hi"))
     n = int(ref[f"{side}.{stage}{ends[0]}_count"])
     if n < 1000:
-        bad.append(f"{side} {stage}: the reference saw {n} packets")
+        bad.append(f"{side} {stage}: the reference timed {n}")
         continue
     a = float(ns[f"stage_{stage}_p50_us"])
     a90 = float(ns[f"stage_{stage}_p90_us"])
@@ -117,7 +131,7 @@ rx_against_ref() {
 }
 
 t_rx_stages_agree_with_a_reference_timer() {
-	rx_against_ref ""
+	REF_WORKER=1 rx_against_ref ""
 }
 
 # A standalone server and its client, both traced: two objects, each
@@ -128,7 +142,7 @@ t_rx_stages_agree_with_a_reference_timer() {
 t_rx_stages_agree_with_a_reference_timer_both_traced() {
 	local rc=0
 
-	REF_BOTH=1 rx_against_ref "" || rc=1
+	REF_BOTH=1 REF_WORKER=1 rx_against_ref "" || rc=1
 	REF_BOTH=1 REF_WL=udp_rr REF_STAGES=udp_rx rx_against_ref "" || rc=1
 	return $rc
 }
@@ -142,7 +156,7 @@ t_rx_stages_agree_with_a_reference_timer_rate() {
 }
 
 t_rx_stages_agree_with_a_reference_timer_sampled() {
-	rx_against_ref "--trace-sample 10"
+	REF_WORKER=1 rx_against_ref "--trace-sample 10"
 }
 
 t_rx_stages_agree_with_a_reference_timer_sched() {
@@ -175,7 +189,7 @@ t_rx_stages_agree_with_a_reference_timer_across_netfilter() {
 	slow_input "$a" 400
 	slow_input "$b" 400
 	REF_NS_SRV=$b REF_NS_CLI=$a REF_MODE="veth, 400 netfilter rules" \
-		rx_against_ref ""
+		REF_WORKER=1 rx_against_ref ""
 }
 
 t_rx_stages_agree_with_a_reference_timer_udp_rr() {

@@ -22,6 +22,8 @@
  *
  * tcp_tx: a segment's departure time, which TCP gives it as it sends
  * it, to two events around netstage's hand-off to the driver (below).
+ *
+ * The worker's stages, between its thread's system calls (below).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
@@ -29,7 +31,7 @@
 #include <bpf/bpf_tracing.h>
 
 #define RING 8		/* packets a CPU may have between the two hooks */
-#define BUCKETS 2000	/* 10 ns each */
+#define BUCKETS 10000	/* 10 ns each, to 100 us */
 
 const volatile __u16 port;	/* host order */
 
@@ -56,11 +58,15 @@ struct {
 /*
  * [stage * 2 + side][bucket]: side 0 client, 1 server; stage 0
  * softirq_rx, 1 tcp_rx, 2 udp_rx, 3 tcp_tx to net_dev_queue, 4 to
- * net_dev_xmit.
+ * net_dev_xmit; then the worker's (below), each a low and a high bound.
  */
+enum { ST_SOFTIRQ_RX, ST_TCP_RX, ST_UDP_RX, ST_TX_QUEUED, ST_TX_SENT,
+       ST_WAKEUP_LO, ST_WAKEUP_HI, ST_RECV_CALL_LO, ST_RECV_CALL_HI,
+       ST_SEND_CALL_LO, ST_SEND_CALL_HI, ST_RET_LO, ST_RET_HI, ST_ROWS };
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 10 * BUCKETS);
+	__uint(max_entries, 2 * ST_ROWS * BUCKETS);
 	__type(key, __u32);
 	__type(value, __u64);
 } hist SEC(".maps");
@@ -145,6 +151,148 @@ static __always_inline int udp_side(const struct sock *sk)
 	return -1;
 }
 
+/*
+ * The worker's stages, from the system calls its thread makes (never
+ * its own clock reads, which bound netstage's). A clock read of the
+ * worker's lies between the return of one call and the entry of the
+ * next, so each stage that ends (or starts) at one is bounded by two
+ * reference events, as tcp_tx is: the low bound the shorter way, the
+ * high one the longer. wakeup: from the message's sk_data_ready to the
+ * return of the thread's epoll_wait (low) and to its read's entry
+ * (high). recv_call: the read's entry to its return (low), the epoll
+ * return to the next send's entry (high). send_call: the send's entry
+ * (low) and the last read's return (high) to the departure time TCP
+ * gave its first segment. send_return: that segment's net_dev_xmit to
+ * the send's return (low), its net_dev_queue to the next epoll_wait's
+ * entry (high; a thread preempted as its send returns waits before it
+ * is back in user space). One flow a side: a message's sk_data_ready
+ * is its side's last. A thread is followed once it has read from a
+ * connection of `port`.
+ */
+struct thr {
+	__u64 epoll_ret, recv_enter, recv_ret, send_enter, queued, sent;
+	__u64 call_from;	/* recv_call's high bound waits: its start */
+	int recv_side;		/* side + 1 of a read under way; 0 none */
+	int call_side;		/* side + 1 of call_from's read */
+	int tx_side;		/* of the send's first segment */
+	int ret_side;		/* side + 1: send_return's high bound waits */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 64);
+	__type(key, __u32);
+	__type(value, struct thr);
+} thrs SEC(".maps");
+
+__u64 ready[2];
+
+static __always_inline struct thr *thread(void)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+
+	return bpf_map_lookup_elem(&thrs, &tid);
+}
+
+/* A connection of `port` (TCP or UDP): its side, or -1. */
+static __always_inline int sk_side(const struct sock *sk)
+{
+	if (sk->__sk_common.skc_num == port)
+		return 1;
+	if (sk->__sk_common.skc_dport == __builtin_bswap16(port))
+		return 0;
+	return -1;
+}
+
+/* A read from a connection of `port`, under way: booked at its return. */
+static __always_inline void reading(const struct sock *sk)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct thr zero = {}, *t;
+	int side = sk_side(sk);
+
+	if (side < 0)
+		return;
+	bpf_map_update_elem(&thrs, &tid, &zero, BPF_NOEXIST);
+	t = bpf_map_lookup_elem(&thrs, &tid);
+	if (t)
+		t->recv_side = side + 1;
+}
+
+#if defined(__TARGET_ARCH_x86)
+#define IS_POLL(nr) ((nr) == 232 || (nr) == 281 || (nr) == 441)
+#define IS_RECV(nr) ((nr) == 45 || (nr) == 47 || (nr) == 0)
+#define IS_SEND(nr) ((nr) == 44 || (nr) == 46 || (nr) == 1)
+#else	/* the tests run on x86 only: no worker stages elsewhere */
+#define IS_POLL(nr) 0
+#define IS_RECV(nr) 0
+#define IS_SEND(nr) 0
+#endif
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(ref_sys_enter, struct pt_regs *regs, long nr)
+{
+	__u64 now = bpf_ktime_get_ns();
+	struct thr *t;
+
+	if (!(IS_POLL(nr) || IS_RECV(nr) || IS_SEND(nr)) || !(t = thread()))
+		return 0;
+	if (IS_RECV(nr)) {
+		t->recv_enter = now;
+	} else if (IS_SEND(nr)) {
+		if (t->call_from) {
+			book(t->call_side - 1, ST_RECV_CALL_HI,
+			     now - t->call_from);
+			t->call_from = 0;
+		}
+		t->send_enter = now;
+		t->queued = t->sent = 0;
+	} else if (t->ret_side) {
+		book(t->ret_side - 1, ST_RET_HI, now - t->queued);
+		t->ret_side = 0;
+	}
+	return 0;
+}
+
+static __always_inline void read_returned(struct thr *t, __u64 now)
+{
+	int side = (t->recv_side - 1) & 1;
+	__u64 r = ready[side];
+
+	t->recv_side = 0;
+	/* This message's wake-up, and the wait that returned after it. */
+	if (r > t->recv_ret && t->epoll_ret >= r && t->recv_enter > r) {
+		book(side, ST_WAKEUP_LO, t->epoll_ret - r);
+		book(side, ST_WAKEUP_HI, t->recv_enter - r);
+		book(side, ST_RECV_CALL_LO, now - t->recv_enter);
+		t->call_from = t->epoll_ret;
+		t->call_side = side + 1;
+	}
+	t->recv_ret = now;
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(ref_sys_exit, struct pt_regs *regs, long ret)
+{
+	__u64 now = bpf_ktime_get_ns();
+	long nr = regs->orig_ax;
+	struct thr *t;
+
+	if (!(IS_POLL(nr) || IS_RECV(nr) || IS_SEND(nr)) || ret <= 0 ||
+	    !(t = thread()))
+		return 0;
+	if (IS_POLL(nr)) {
+		t->epoll_ret = now;
+	} else if (IS_RECV(nr)) {
+		if (t->recv_side)
+			read_returned(t, now);
+	} else if (t->queued && t->sent) {
+		book(t->tx_side, ST_RET_LO, now - t->sent);
+		t->ret_side = t->tx_side + 1;
+	}
+	return 0;
+}
+
 SEC("tp_btf/sk_data_ready")
 int BPF_PROG(ref_ready, struct sock *sk)
 {
@@ -154,6 +302,10 @@ int BPF_PROG(ref_ready, struct sock *sk)
 
 	if (!c)
 		return 0;
+	/* Any wake-up of a connection of the port starts its wakeup. */
+	side = sk_side(sk);
+	if (side >= 0)
+		ready[side] = now;
 	side = udp_side(sk);
 	if (side >= 0) {
 		/* udp_rx: 4 + side, booked apart from the TCP stages. */
@@ -178,15 +330,17 @@ int BPF_PROG(ref_booked, struct sock *sk, int ret, int flags)
 {
 	struct pcpu *c = mine();
 
+	if (ret > 0)
+		reading(sk);
 	if (!c || !c->bready)
 		return 0;
 	if (c->bside >= 4) {
 		if (c->barrival && c->barrival < c->bready)
-			book(c->bside - 4, 2, c->bready - c->barrival);
+			book(c->bside - 4, ST_UDP_RX, c->bready - c->barrival);
 	} else {
 		if (c->barrival && c->barrival < c->bprobe)
-			book(c->bside, 0, c->bprobe - c->barrival);
-		book(c->bside, 1, c->bready - c->bprobe);
+			book(c->bside, ST_SOFTIRQ_RX, c->bprobe - c->barrival);
+		book(c->bside, ST_TCP_RX, c->bready - c->bprobe);
 	}
 	c->bready = 0;
 	return 0;
@@ -204,6 +358,27 @@ int BPF_PROG(ref_booked, struct sock *sk, int ret, int flags)
  * The two run in one call chain on one CPU: the stamp waits in the
  * CPU's slot, by the skb's address (compared, never read after).
  */
+/*
+ * The first segment of a send under way in this thread (loopback and
+ * veth transmit in the sender's call): send_call ends at its departure
+ * time, send_return starts at its hand-off.
+ */
+static __always_inline void sending(int side, __u64 departure, __u64 now)
+{
+	struct thr *t = thread();
+
+	if (!t || !t->send_enter)
+		return;
+	if (departure > t->send_enter && t->recv_ret &&
+	    t->recv_ret < t->send_enter) {
+		book(side, ST_SEND_CALL_LO, departure - t->send_enter);
+		book(side, ST_SEND_CALL_HI, departure - t->recv_ret);
+	}
+	t->send_enter = 0;
+	t->queued = now;
+	t->tx_side = side;
+}
+
 SEC("tp_btf/net_dev_queue")
 int BPF_PROG(ref_dev_queue, struct sk_buff *skb)
 {
@@ -234,7 +409,8 @@ int BPF_PROG(ref_dev_queue, struct sk_buff *skb)
 	      th.doff * 4;
 	if (len <= 0 || skb->tstamp <= 0 || now <= (__u64)skb->tstamp)
 		return 0;
-	book(side, 3, now - skb->tstamp);
+	book(side, ST_TX_QUEUED, now - skb->tstamp);
+	sending(side, skb->tstamp, now);
 	c->txskb = (__u64)skb;
 	c->txstamp = skb->tstamp;
 	c->txside = side;
@@ -246,11 +422,14 @@ int BPF_PROG(ref_dev_xmit, struct sk_buff *skb, int rc)
 {
 	__u64 now = bpf_ktime_get_ns();
 	struct pcpu *c = mine();
+	struct thr *t;
 
 	if (!c || c->txskb != (__u64)skb)
 		return 0;
 	if (rc == 0)
-		book(c->txside, 4, now - c->txstamp);
+		book(c->txside, ST_TX_SENT, now - c->txstamp);
+	if (rc == 0 && (t = thread()) && t->queued && !t->sent)
+		t->sent = now;
 	c->txskb = 0;
 	return 0;
 }
