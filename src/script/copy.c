@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "copy.h"
-#include "lsock.h"
+#include "lbase.h"
 
 /* Library tables both states have: a reference maps to the other's own. */
 static const char *const shared_libs[] = {

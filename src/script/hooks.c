@@ -16,6 +16,8 @@
 #include "../options.h"
 #include "copy.h"
 #include "engine.h"
+#include "laddr.h"
+#include "lmsg.h"
 
 static int l_main_only(lua_State *L)
 {

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "lsock.h"
+#include "laddr.h"
 
 struct lsa *lsa_push(lua_State *L, const struct sockaddr *sa, socklen_t len)
 {
@@ -269,8 +269,8 @@ void laddr_open(lua_State *L)
 		{ NULL, NULL }
 	};
 
-	lsock_new_type(L, SOCKADDR_MT, sa);
-	lsock_new_type(L, IN_ADDR_MT, in);
-	lsock_new_type(L, IN6_ADDR_MT, in6);
+	lbase_new_type(L, SOCKADDR_MT, sa);
+	lbase_new_type(L, IN_ADDR_MT, in);
+	lbase_new_type(L, IN6_ADDR_MT, in6);
 	luaL_setfuncs(L, fns, 0);	/* into the table on top */
 }

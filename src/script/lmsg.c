@@ -10,7 +10,8 @@
 #include <time.h>
 #include <linux/errqueue.h>
 
-#include "lsock.h"
+#include "laddr.h"
+#include "lmsg.h"
 
 #define IOVS_MT "netstage.iovs"
 #define IOV_MT "netstage.iovec"
@@ -457,19 +458,19 @@ void lmsg_open(lua_State *L)
 		{ NULL, NULL }
 	};
 
-	lsock_new_type(L, BUF_MT, buf);
+	lbase_new_type(L, BUF_MT, buf);
 	luaL_getmetatable(L, BUF_MT);
 	luaL_newlib(L, buf_methods);
 	lua_setfield(L, -2, "__index");
 	lua_pop(L, 1);
-	lsock_new_type(L, MSGHDR_MT, msg);
+	lbase_new_type(L, MSGHDR_MT, msg);
 	luaL_getmetatable(L, MSGHDR_MT);
 	luaL_newlib(L, msg_methods);
 	lua_setfield(L, -2, "methods");
 	lua_pop(L, 1);
-	lsock_new_type(L, IOVS_MT, iovs);
-	lsock_new_type(L, IOV_MT, iov);
-	lsock_new_type(L, CMSG_MT, cmsg);
-	lsock_new_type(L, U32_MT, u32);
+	lbase_new_type(L, IOVS_MT, iovs);
+	lbase_new_type(L, IOV_MT, iov);
+	lbase_new_type(L, CMSG_MT, cmsg);
+	lbase_new_type(L, U32_MT, u32);
 	luaL_setfuncs(L, fns, 0);
 }

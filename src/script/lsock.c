@@ -9,6 +9,8 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include "laddr.h"
+#include "lmsg.h"
 #include "lsock.h"
 #include "lconst.h"
 
@@ -340,13 +342,6 @@ static int l_sendmsg(lua_State *L)
 }
 
 static const struct lconst consts[] = { LCONST_LIST };
-
-void lsock_new_type(lua_State *L, const char *name, const luaL_Reg *m)
-{
-	luaL_newmetatable(L, name);
-	luaL_setfuncs(L, m, 0);
-	lua_pop(L, 1);
-}
 
 void lsock_open(lua_State *L)
 {
