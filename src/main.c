@@ -21,6 +21,7 @@
 #include "run.h"
 #include "script/script.h"
 #include "side.h"
+#include "stop.h"
 #include "workload.h"
 
 static void usage_all(FILE *f)

@@ -34,19 +34,6 @@ struct side {
 	struct kv_list extra;	/* keys the caller adds after the results */
 };
 
-/*
- * Set by SIGINT/SIGTERM, or by a failed script hook (which then raises
- * SIGUSR1 to end the main thread's wait): the test ends early and
- * still reports.
- */
-enum { INTERRUPTED_SIGNAL = 1, INTERRUPTED_SCRIPT = 2 };
-extern volatile sig_atomic_t interrupted;
-/* SIGINT and SIGTERM caught so far (a script's analysis stops at one). */
-extern volatile sig_atomic_t signals_caught;
-void install_signal_handlers(void);
-/* Why the test was interrupted, for the error key. */
-const char *interrupted_why(void);
-
 /* --script socket hooks for a socket of worker `worker` (-1: all). */
 struct side_hook {
 	struct script *sc;

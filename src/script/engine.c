@@ -15,7 +15,8 @@
 
 #include "../common.h"
 #include "../infile.h"
-#include "../side.h"
+#include "../options.h"
+#include "../stop.h"
 #include "copy.h"
 #include "engine.h"
 #include "results.h"
