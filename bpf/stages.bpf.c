@@ -694,7 +694,8 @@ static __always_inline __u32 arrival_key(__u32 end, __u16 peer, __u16 local,
  * response takes its request's freed skb and length, but its ports run
  * the other way; and the next request of that way comes a round trip
  * later, past RX_CLOCK_SAME_NS, which two programs of one packet are
- * well within.
+ * well within. A socket's wake-up call shares the slot the same way
+ * (ready_id()).
  */
 struct rx_clock {
 	__u64 id;	/* rx_id() */
@@ -1214,6 +1215,23 @@ static __always_inline int obs_late(const struct sock *sk)
 }
 
 /* TCP: the wake-up after a segment; UDP: after each datagram. */
+/*
+ * A wake-up call, for the same slot: its socket, and how far its
+ * receive queue reaches (TCP's next number; a datagram's skb), so that
+ * the socket's next wake-up, for data queued since (a backlog's next
+ * segment, well within RX_CLOCK_SAME_NS), is another.
+ */
+static __always_inline __u64 ready_id(const struct sock *sk)
+{
+	__u32 q;
+
+	if (sk->sk_protocol == IPPROTO_TCP)
+		q = ro_cast(sk, struct tcp_sock)->rcv_nxt;
+	else
+		q = low32(sk->sk_receive_queue.prev);
+	return (__u64)low32(sk) << 32 | q;
+}
+
 SEC("tp_btf/sk_data_ready")
 int BPF_PROG(sk_data_ready, const struct sock *sk)
 {
@@ -1226,8 +1244,10 @@ int BPF_PROG(sk_data_ready, const struct sock *sk)
 	 * DATA_READY: first thing, before the storage lookup, which a cold
 	 * cache makes long (0.35 us of tcp_rx against the reference under
 	 * --rate 5000). A clock read more for every other socket's wake-up.
+	 * The call's first one on this CPU, as a packet's (first_clock()):
+	 * another traced process's program on it ran before this one.
 	 */
-	now = bpf_ktime_get_ns();
+	now = first_clock(ready_id(sk), bpf_ktime_get_ns());
 	st = lookup(sk);
 	/* `side`, not st->side: the verifier drops these when not observing. */
 	if (!st)

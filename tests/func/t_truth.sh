@@ -135,13 +135,17 @@ t_rx_stages_agree_with_a_reference_timer() {
 }
 
 # A standalone server and its client, both traced: two objects, each
-# with its own program on every packet. The later one used to stamp
-# after the earlier one's run, its softirq_rx short by it (0.2-0.35 us
-# here); they share the first program's clock read now. udp_rr too: a
-# response takes its request's freed skb, and must not take its clock.
+# with its own program on every packet and every wake-up call. The
+# later one used to stamp after the earlier one's run, its softirq_rx
+# short by it (0.2-0.35 us here) and its tcp_rx or udp_rx long (0.15-
+# 0.25 us); they share the first program's clock read now. udp_rr too:
+# a response takes its request's freed skb, and must not take its clock.
 t_rx_stages_agree_with_a_reference_timer_both_traced() {
 	local rc=0
 
+	# Tighter: the bias this holds (the other's run, 0.15-0.25 us at
+	# p50) is within the usual tolerance.
+	local REF_TOLERANCE_US=0.15
 	REF_BOTH=1 REF_WORKER=1 rx_against_ref "" || rc=1
 	REF_BOTH=1 REF_WL=udp_rr REF_STAGES=udp_rx rx_against_ref "" || rc=1
 	return $rc
