@@ -148,9 +148,11 @@ for side, rs in rows.items():
 PY
 }
 
-# met_losses CSV [REMOTE]: at least MIN_LOSSES (3) client records
-# waited 5 ms or more; with REMOTE, each such wait is in the client's
-# remote stage.
+# met_losses CSV [SERVER-CSV]: at least MIN_LOSSES (3) client records
+# waited 5 ms or more; given the server's records, each such wait is in
+# the client's remote stage, unless neither side resent anything within
+# the transaction: then the machine stood still (receive_stages_clean),
+# and it is shown, not failed.
 met_losses() {
 	MIN_LOSSES=${MIN_LOSSES:-3} python3 - "$@" <<'PY'
 import csv, os, sys
@@ -159,8 +161,21 @@ slow = [r for r in rows if int(r["APP_DONE"]) - int(r["APP_SEND"]) > 5e6]
 print(f"{len(slow)} of {len(rows)} transactions met a loss")
 assert len(slow) >= int(os.environ["MIN_LOSSES"]), \
     f"only {len(slow)} transactions met a loss"
+resent = {}
+for path in sys.argv[1:]:
+    for r in csv.DictReader(open(path)):
+        if r["RETRANS"]:
+            resent.setdefault(r["port"], []).append(int(r["RETRANS"]))
+stalls = 0
 for r in slow if len(sys.argv) > 2 else ():
-    assert int(r["remote"]) > 5e6, r
+    if int(r["remote"]) > 5e6:
+        continue
+    t0, t1 = int(r["APP_SEND"]), int(r["APP_DONE"])
+    hit = [t for t in resent.get(r["port"], []) if t0 <= t <= t1]
+    assert not hit, f"resent at {hit}, the wait not in remote: {r}"
+    print(f"seq {r['seq']}: {t1 - t0} ns, no retransmission within it")
+    stalls += 1
+    assert stalls <= 1, "more than one long wait with nothing resent"
 PY
 }
 
@@ -170,7 +185,7 @@ t_trace_a_dropped_packet_lands_in_remote() {
 
 	SRV_OPTS=--trace-max-records=1000000 VETH_SETUP=drop_data_both_ways \
 		trace_over_veth -l 3 --trace-max-records=1000000
-	met_losses cli.csv remote
+	met_losses cli.csv srv.csv
 	receive_stages_clean client=cli.csv server=srv.csv
 	# The slowest line names where the time was: the retransmission's
 	# wait, in remote.
@@ -232,13 +247,18 @@ PY
 # server's time from the request's arrival to the response's hand-off:
 # a slow server start is not a loss) had bytes resent: its request (the
 # client's record is marked) or its response (the server's record of
-# the same flow and number is, before the response arrived).
+# the same flow and number is, before the response arrived). A wait
+# with no retransmission by either side within it was no loss's: the
+# packets were held (the machine stood still, as receive_stages_clean
+# says); it is shown, not failed. BPF missing retransmissions is
+# retransmits_named's to catch.
 every_loss_marked() {
 	python3 - "$@" <<'PY'
 import csv, sys
 cli = list(csv.DictReader(open(sys.argv[1])))
 srv = {(r["flow_id"], r["seq"]): r for r in csv.DictReader(open(sys.argv[2]))}
-n = m = 0
+resent = [int(r["RETRANS"]) for r in cli + list(srv.values()) if r["RETRANS"]]
+n = m = held = 0
 for r in cli:
     s = srv.get((r["flow_id"], r["seq"]))
     if not s:
@@ -249,7 +269,13 @@ for r in cli:
     marked = r["RETRANS"] or (s["RETRANS"] and
                               int(s["RETRANS"]) < int(r["NETIF_RX"]))
     m += bool(marked)
-    if wire >= 5e6:
+    if wire >= 5e6 and not marked and not any(
+            int(r["DEV_XMIT"]) <= t <= int(r["NETIF_RX"]) for t in resent):
+        print(f"seq {r['seq']}: {wire} ns on the wire, nothing resent")
+        # Rare, or a retransmission BPF never tied to its message.
+        held += 1
+        assert held <= 1, "more than one long wait with nothing resent"
+    elif wire >= 5e6:
         n += 1
         assert marked, f"unmarked: {r}"
     if r["RETRANS"]:
