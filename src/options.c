@@ -591,6 +591,13 @@ _Static_assert(ARRAY_SIZE(defs) <=
 	       64 * ARRAY_SIZE(((struct options *)0)->given),
 	       "options.given has a bit per table entry");
 
+int options_inflight(const struct options *o, int traced)
+{
+	if (o->rate <= 0)
+		return o->burst;
+	return traced ? NS_MAX_BURST : OPEN_INFLIGHT;
+}
+
 int options_given(const struct options *o, const char *name)
 {
 	size_t i;
@@ -817,12 +824,10 @@ int options_validate(struct options *o, char *err, size_t len)
 	 * A sampled message's predecessor in the sample must be done when
 	 * it starts: BPF then knows which of its slots are in use.
 	 */
-	if (o->trace_sample > 1 &&
-	    o->trace_sample <= (o->rate > 0 ? NS_MAX_BURST : o->burst))
+	if (o->trace_sample > 1 && o->trace_sample <= options_inflight(o, 1))
 		return fail(err, len, NULL,
 			    "option --trace-sample: %d must exceed the requests in flight per flow (%d%s)",
-			    o->trace_sample,
-			    o->rate > 0 ? NS_MAX_BURST : o->burst,
+			    o->trace_sample, options_inflight(o, 1),
 			    o->rate > 0 ? " with --rate" : ", --burst");
 	if ((o->burst > 1 || o->rate > 0) && o->timestamping)
 		return fail(err, len, NULL,

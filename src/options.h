@@ -148,6 +148,15 @@ void options_free(struct options *o);
 /* Was the option `name` (as the table spells it) on the command line? */
 int options_given(const struct options *o, const char *name);
 
+/* --rate: the size of a flow's rings of intended and send times. */
+#define OPEN_INFLIGHT 4096
+/*
+ * Requests one flow keeps in flight at most, the one rule: --burst; with
+ * --rate, as many as its rings hold, or traced as many as BPF has slots
+ * for a socket.
+ */
+int options_inflight(const struct options *o, int traced);
+
 /* Every option of the workload as key=value, in table order. */
 void options_dump(const struct options *o, struct kv_list *out);
 /* "workload=NAME" and the dump on stdout, each key after o->prefix. */

@@ -153,7 +153,7 @@ struct tracer *side_open_both(const struct options *o,
 		.both_ends = 1,
 		.sample = o->trace_sample,
 		.control = o->trace_control,
-		.inflight = o->rate > 0 ? NS_MAX_BURST : o->burst,
+		.inflight = options_inflight(o, 1),
 		.open_loop = o->rate > 0,
 		.flows = o->num_flows,
 	};
@@ -190,7 +190,7 @@ void side_open_tracer(struct side *s, int data_port)
 		.hist_mode = o->trace == 2,
 		.sample = o->trace_sample,
 		.control = o->trace_control,
-		.inflight = o->rate > 0 ? NS_MAX_BURST : o->burst,
+		.inflight = options_inflight(o, 1),
 		.open_loop = o->rate > 0,
 		/* A server learns its clients' flows later. */
 		.flows = client ? o->num_flows : 0,
@@ -406,7 +406,7 @@ int side_finish(struct side *s)
 		log_err("--rate: the client could not keep up: %llu of the "
 			"scheduled requests were never sent (%d in flight per "
 			"flow at most)", (unsigned long long)s->res.behind,
-			rr_open_inflight(&s->rs));
+			options_inflight(s->o, s->rs.tracer != NULL));
 	print_results(s, &results);
 	if (results_out)
 		write_results(s, &results);

@@ -54,8 +54,6 @@ void rr_run_blocking(struct worker *w, struct flow *f);
 /* The rr client's next request on f, timed from `now`. */
 void rr_begin_send(struct worker *w, struct flow *f, uint64_t now);
 uint64_t rr_tick(struct worker *w, uint64_t now);
-/* --rate: requests one flow may have queued or in flight at most. */
-int rr_open_inflight(const struct run_shared *rs);
 void crr_start(struct worker *w, struct flow *f);
 void crr_event(struct worker *w, struct flow *f, uint32_t events);
 void crr_client_done(struct worker *w, struct flow *f, uint64_t now);

@@ -412,15 +412,6 @@ static void on_readable(struct worker *w, struct flow *f)
 	}
 }
 
-/* --rate: the size of the per-flow rings of intended and send times. */
-#define OPEN_INFLIGHT 4096
-
-int rr_open_inflight(const struct run_shared *rs)
-{
-	/* Traced, every request in flight needs a BPF slot of its own. */
-	return rs->tracer ? NS_MAX_BURST : OPEN_INFLIGHT;
-}
-
 static int open_loop(const struct worker *w)
 {
 	return w->rs->o->rate > 0;
@@ -570,7 +561,8 @@ uint64_t rr_tick(struct worker *w, uint64_t now)
 		while (f->next_intended <= now) {
 			queued = f->seq_out + f->to_send - (f->soff ? 1 : 0);
 			if (queued - f->seq_recv >=
-			    (uint64_t)rr_open_inflight(w->rs)) {
+			    (uint64_t)options_inflight(w->rs->o,
+						     w->rs->tracer != NULL)) {
 				f->behind++;	/* the client cannot keep up */
 			} else {
 				f->intended_at[(queued + 1) % OPEN_INFLIGHT] =
