@@ -99,6 +99,23 @@ static int utf8_len(const unsigned char *p)
 	return n;
 }
 
+void csv_field(FILE *f, const char *text, int not_first)
+{
+	if (not_first)
+		fputc(',', f);
+	if (!strpbrk(text, ",\"\n")) {
+		fputs(text, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *text; text++) {
+		if (*text == '"')
+			fputc('"', f);
+		fputc(*text, f);
+	}
+	fputc('"', f);
+}
+
 void json_string(FILE *f, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;

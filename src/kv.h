@@ -41,5 +41,7 @@ void kv_json_prefixed(const struct kv_list *l, const char *prefix, FILE *f,
 
 /* A JSON string literal with escapes. */
 void json_string(FILE *f, const char *s);
+/* One CSV field, quoted when it holds a comma, a quote or a newline. */
+void csv_field(FILE *f, const char *text, int not_first);
 
 #endif

@@ -350,23 +350,6 @@ static void select_keys(const struct kv_list *all, const char *sel,
 	free(copy);
 }
 
-void csv_field(FILE *f, const char *text, int not_first)
-{
-	if (not_first)
-		fputc(',', f);
-	if (!strpbrk(text, ",\"\n")) {
-		fputs(text, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *text; text++) {
-		if (*text == '"')
-			fputc('"', f);
-		fputc(*text, f);
-	}
-	fputc('"', f);
-}
-
 static void select_keys_all(const struct kv_list *all, struct kv_list *out)
 {
 	size_t i;

@@ -54,8 +54,6 @@ void report_collect(struct side_result *r, struct worker *w, int n,
 		    const struct run_shared *rs);
 void report_kv(const struct side_result *r, const struct run_shared *rs,
 	       struct kv_list *out);
-/* One CSV field, quoted when it holds a comma, a quote or a newline. */
-void csv_field(FILE *f, const char *text, int not_first);
 /*
  * Print the results (all, or with -o only the selected keys, in their
  * order) as kv, csv (a header line and a value line), json (an object)

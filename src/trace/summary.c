@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "../common.h"
-#include "../report.h"
+#include "../kv.h"
 #include "../worker.h"
 #include "collect.h"
 #include "join.h"
