@@ -219,14 +219,22 @@ static __always_inline void reading(const struct sock *sk)
 		t->recv_side = side + 1;
 }
 
+/* epoll_wait and kin; recvfrom, recvmsg, read; sendto, sendmsg, write. */
 #if defined(__TARGET_ARCH_x86)
 #define IS_POLL(nr) ((nr) == 232 || (nr) == 281 || (nr) == 441)
 #define IS_RECV(nr) ((nr) == 45 || (nr) == 47 || (nr) == 0)
 #define IS_SEND(nr) ((nr) == 44 || (nr) == 46 || (nr) == 1)
-#else	/* the tests run on x86 only: no worker stages elsewhere */
+#define SYSCALL_NR(regs) ((regs)->orig_ax)
+#elif defined(__TARGET_ARCH_arm64)
+#define IS_POLL(nr) ((nr) == 22 || (nr) == 441)
+#define IS_RECV(nr) ((nr) == 207 || (nr) == 212 || (nr) == 63)
+#define IS_SEND(nr) ((nr) == 206 || (nr) == 211 || (nr) == 64)
+#define SYSCALL_NR(regs) ((regs)->syscallno)
+#else	/* no worker stages: the comparison says the reference timed none */
 #define IS_POLL(nr) 0
 #define IS_RECV(nr) 0
 #define IS_SEND(nr) 0
+#define SYSCALL_NR(regs) (-1)
 #endif
 
 SEC("tp_btf/sys_enter")
@@ -275,7 +283,7 @@ SEC("tp_btf/sys_exit")
 int BPF_PROG(ref_sys_exit, struct pt_regs *regs, long ret)
 {
 	__u64 now = bpf_ktime_get_ns();
-	long nr = regs->orig_ax;
+	long nr = SYSCALL_NR(regs);
 	struct thr *t;
 
 	if (!(IS_POLL(nr) || IS_RECV(nr) || IS_SEND(nr)) || ret <= 0 ||
