@@ -152,7 +152,8 @@ PY
 # waited 5 ms or more; given the server's records, each such wait is in
 # the client's remote stage, unless neither side resent anything within
 # the transaction: then the machine stood still (receive_stages_clean),
-# and it is shown, not failed.
+# and it is shown, not failed, if such stalls are a few (at most half the
+# losses).
 met_losses() {
 	MIN_LOSSES=${MIN_LOSSES:-3} python3 - "$@" <<'PY'
 import csv, os, sys
@@ -175,7 +176,9 @@ for r in slow if len(sys.argv) > 2 else ():
     assert not hit, f"resent at {hit}, the wait not in remote: {r}"
     print(f"seq {r['seq']}: {t1 - t0} ns, no retransmission within it")
     stalls += 1
-    assert stalls <= 1, "more than one long wait with nothing resent"
+# A few (a busy machine stalls more), or a loss's wait BPF put elsewhere.
+losses = len(slow) - stalls
+assert stalls <= max(1, losses // 2), f"{stalls} stalls, {losses} losses"
 PY
 }
 
@@ -250,8 +253,9 @@ PY
 # the same flow and number is, before the response arrived). A wait
 # with no retransmission by either side within it was no loss's: the
 # packets were held (the machine stood still, as receive_stages_clean
-# says); it is shown, not failed. BPF missing retransmissions is
-# retransmits_named's to catch.
+# says); it is shown, not failed, if such waits are a few (at most half
+# the losses). BPF missing retransmissions is retransmits_named's to
+# catch.
 every_loss_marked() {
 	python3 - "$@" <<'PY'
 import csv, sys
@@ -272,9 +276,7 @@ for r in cli:
     if wire >= 5e6 and not marked and not any(
             int(r["DEV_XMIT"]) <= t <= int(r["NETIF_RX"]) for t in resent):
         print(f"seq {r['seq']}: {wire} ns on the wire, nothing resent")
-        # Rare, or a retransmission BPF never tied to its message.
         held += 1
-        assert held <= 1, "more than one long wait with nothing resent"
     elif wire >= 5e6:
         n += 1
         assert marked, f"unmarked: {r}"
@@ -283,6 +285,8 @@ for r in cli:
     if s["RETRANS"]:
         assert int(s["DEV_XMIT"]) <= int(s["RETRANS"]), s
 print(f"client transactions marked: {m} (waited 5 ms or more on the wire: {n})")
+# A few, or retransmissions BPF never tied to their messages.
+assert held <= max(1, n // 2), f"{held} long waits with nothing resent, {n} losses"
 PY
 }
 
