@@ -10,6 +10,7 @@
 #include "glance.h"
 #include "html_report.h"
 #include "net.h"
+#include "run_results.h"
 #include "script/script.h"
 #include "side.h"
 #include "trace/collect.h"
@@ -315,6 +316,43 @@ const char *side_role(const struct side *s)
 	return s->rs.is_client ? "client" : "server";
 }
 
+/*
+ * What the side measured, as plain data for a reader after the test;
+ * the workers' kept records move into it (the reader takes them over).
+ */
+static void side_run_results(struct side *s, const struct kv_list *keys,
+			     struct run_results *r)
+{
+	int i;
+
+	memset(r, 0, sizeof(*r));
+	r->is_client = s->rs.is_client;
+	r->role = side_role(s);
+	r->workload = s->wl->name;
+	r->keys = keys;
+	r->throughput = s->res.throughput;
+	r->has_lat = s->wl->is_rr && r->is_client;
+	r->lat = s->res.lat;
+	r->t_start = s->res.t_start;
+	r->iv = s->rs.iv.sums;
+	r->niv = s->rs.iv.nsums;
+	r->iv_lat = s->rs.iv.is_rr && r->is_client;
+	r->trace_asked = s->o->trace != 0;
+	r->traced = s->rs.tracer != NULL;
+	if (!r->traced)
+		return;
+	r->ts = s->res.trace;
+	for (i = 0; i < s->nworkers && i < NS_MAX_RINGS; i++) {
+		if (!s->workers[i].tw)
+			continue;
+		r->recs[i] = s->workers[i].tw->recs;
+		r->nrec[i] = s->workers[i].tw->nrecs;
+		s->workers[i].tw->recs = NULL;
+		s->workers[i].tw->nrecs = 0;
+	}
+	r->nworkers = i;
+}
+
 static int write_perfetto(struct side *s, char *err, size_t len)
 {
 	struct join_table t = { .side = trace_side(&s->rs) };
@@ -462,9 +500,12 @@ int side_finish(struct side *s)
 		if (out_commit(&s->json, err, sizeof(err)))
 			log_err("%s", err), rc = 1;
 	}
-	/* Last: the script takes the records over from the workers. */
-	if (s->rs.script)
-		script_keep_results(s->rs.script, s, &results);
+	if (s->rs.script) {
+		struct run_results r;
+
+		side_run_results(s, &results, &r);
+		script_keep_results(s->rs.script, &r);
+	}
 	kv_free(&results);
 	kv_free(&opts);
 	return rc;

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "../common.h"
-#include "../side.h"
+#include "../run_results.h"
 #include "../trace/collect.h"
 #include "../trace/join.h"
 #include "../trace/summary.h"
@@ -63,21 +63,19 @@ void results_free(struct kept *k)
 	free(k);
 }
 
-/* Take the workers' record arrays over: side_free() would free them. */
-static void keep_records(struct kept *k, struct worker *w, int n)
+/* Take the record arrays over: their owner would free them. */
+static void keep_records(struct kept *k, struct run_results *r)
 {
 	int i;
 
-	for (i = 0; i < n && i < NS_MAX_RINGS; i++) {
-		if (!w[i].tw)
-			continue;
-		k->recs[i] = w[i].tw->recs;
-		k->nrec[i] = w[i].tw->nrecs;
-		k->nrecs += w[i].tw->nrecs;
-		w[i].tw->recs = NULL;
-		w[i].tw->nrecs = 0;
+	for (i = 0; i < r->nworkers; i++) {
+		k->recs[i] = r->recs[i];
+		k->nrec[i] = r->nrec[i];
+		k->nrecs += r->nrec[i];
+		r->recs[i] = NULL;
+		r->nrec[i] = 0;
 	}
-	k->nworkers = i;
+	k->nworkers = r->nworkers;
 }
 
 static void copy_keys(struct kv_list *to, const struct kv_list *from)
@@ -90,31 +88,30 @@ static void copy_keys(struct kv_list *to, const struct kv_list *from)
 	}
 }
 
-void script_keep_results(struct script *sc, struct side *s,
-			 const struct kv_list *results)
+void script_keep_results(struct script *sc, struct run_results *r)
 {
 	struct kept *k = xcalloc(1, sizeof(*k));
 
-	k->is_client = s->rs.is_client;
-	k->role = side_role(s);
-	k->workload = s->wl->name;
-	copy_keys(&k->keys, results);
-	k->throughput = s->res.throughput;
-	k->has_lat = s->wl->is_rr && k->is_client;
-	k->lat = s->res.lat;
-	k->t_start = s->res.t_start;
-	k->niv = s->rs.iv.nsums;
+	k->is_client = r->is_client;
+	k->role = r->role;
+	k->workload = r->workload;
+	copy_keys(&k->keys, r->keys);
+	k->throughput = r->throughput;
+	k->has_lat = r->has_lat;
+	k->lat = r->lat;
+	k->t_start = r->t_start;
+	k->niv = r->niv;
 	k->iv = xcalloc(k->niv ? k->niv : 1, sizeof(*k->iv));
 	if (k->niv)	/* no intervals: no array to copy from */
-		memcpy(k->iv, s->rs.iv.sums, k->niv * sizeof(*k->iv));
-	k->iv_lat = s->rs.iv.is_rr && k->is_client;
-	k->trace_asked = s->o->trace != 0;
-	k->traced = s->rs.tracer != NULL;
+		memcpy(k->iv, r->iv, k->niv * sizeof(*k->iv));
+	k->iv_lat = r->iv_lat;
+	k->trace_asked = r->trace_asked;
+	k->traced = r->traced;
 	if (k->traced) {
-		k->ts = s->res.trace;
+		k->ts = r->ts;
 		k->nstages = trace_stage_count(&k->ts);
 		k->defs = trace_stage_defs(&k->ts);
-		keep_records(k, s->workers, s->nworkers);
+		keep_records(k, r);
 	}
 	results_free(sc->kept);
 	sc->kept = k;

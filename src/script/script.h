@@ -14,7 +14,6 @@
 struct options;
 struct workload;
 struct addr;
-struct side;
 struct kv_list;
 struct script;
 struct script_worker;
@@ -70,9 +69,12 @@ int script_failed(const struct script *sc);
 /* The first hook's error message (NULL: none). */
 const char *script_error(const struct script *sc);
 
-/* The side's results, kept for the script after run() (side_finish). */
-void script_keep_results(struct script *sc, struct side *s,
-			 const struct kv_list *results);
+/*
+ * The side's results, kept for the script after run() (side_finish):
+ * copied, and its records taken over.
+ */
+struct run_results;
+void script_keep_results(struct script *sc, struct run_results *r);
 
 /*
  * --local: the server's results for run()'s (r.peer), which the parent
