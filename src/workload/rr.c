@@ -640,7 +640,7 @@ static int recv_all(struct worker *w, struct flow *f)
 	return recv_rest(w, f, READ_PART);
 }
 
-int rr_recv_on(struct worker *w, struct flow *f, ssize_t r)
+static int recv_on(struct worker *w, struct flow *f, ssize_t r)
 {
 	f->off = 0;
 	return recv_rest(w, f, r < 0 && errno == EINTR ? READ_PART
@@ -648,7 +648,7 @@ int rr_recv_on(struct worker *w, struct flow *f, ssize_t r)
 }
 
 /* The same for sending: >0 sent, 0 stopped first, <0 -errno. */
-static int send_on(struct worker *w, struct flow *f, int rc)
+static int send_more(struct worker *w, struct flow *f, int rc)
 {
 	while (rc == 0 && !worker_stopping(w))
 		rc = send_rest(w, f, tx_size(w));
@@ -658,10 +658,10 @@ static int send_on(struct worker *w, struct flow *f, int rc)
 static int send_all(struct worker *w, struct flow *f)
 {
 	f->off = 0;
-	return send_on(w, f, send_rest(w, f, tx_size(w)));
+	return send_more(w, f, send_rest(w, f, tx_size(w)));
 }
 
-int rr_send_on(struct worker *w, struct flow *f, ssize_t r)
+static int send_on(struct worker *w, struct flow *f, ssize_t r)
 {
 	f->off = 0;
 	if (r >= 0) {
@@ -670,8 +670,12 @@ int rr_send_on(struct worker *w, struct flow *f, ssize_t r)
 	} else if (errno != EINTR && errno != EAGAIN) {
 		return -errno;
 	}
-	return send_on(w, f, send_rest(w, f, tx_size(w)));
+	return send_more(w, f, send_rest(w, f, tx_size(w)));
 }
+
+/* What the plain loops hand a message to when one call did not do. */
+static const struct rr_rest rest = { .recv_on = recv_on,
+				     .send_on = send_on };
 
 /* rr_run_blocking() as it is for every case; >0 or 0 stopped, <0 -errno. */
 static int general_loop(struct worker *w, struct flow *f)
@@ -741,9 +745,9 @@ void rr_run_blocking(struct worker *w, struct flow *f)
 	if (!rr_plain(w, f))
 		rc = general_loop(w, f);
 	else if (w->rs->is_client)
-		rc = rr_plain_client(w, f);
+		rc = rr_plain_client(w, f, &rest);
 	else
-		rc = rr_plain_server(w, f);
+		rc = rr_plain_server(w, f, &rest);
 	if (rc < 0 && !worker_stopping(w))
 		flow_failed(w, f, -rc);
 	else

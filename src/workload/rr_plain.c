@@ -30,33 +30,35 @@ int rr_plain(const struct worker *w, const struct flow *f)
 	       rs->request_size <= most && rs->response_size <= most;
 }
 
-/* 1 with the message in; else what rr_recv_on() said. */
-static int recv_msg(struct worker *w, struct flow *f, size_t len, size_t sn)
+/* 1 with the message in; else what the general code's recv_on said. */
+static int recv_msg(struct worker *w, struct flow *f, size_t len, size_t sn,
+		    const struct rr_rest *rest)
 {
 	ssize_t r = sys_recvfrom(f->fd, w->buf, len, 0, NULL, NULL);
 
 	if (r != (ssize_t)len)
-		return rr_recv_on(w, f, r);
+		return rest->recv_on(w, f, r);
 	seq_take(&f->seq_in, sn, w->buf, 0, len);
 	f->bytes_read += len;
 	return 1;
 }
 
-/* 1 with the message sent; else what rr_send_on() said. */
+/* 1 with the message sent; else what the general code's send_on said. */
 static int send_msg(struct worker *w, struct flow *f, size_t len, size_t sn,
-		    uint64_t seq)
+		    uint64_t seq, const struct rr_rest *rest)
 {
 	ssize_t r;
 
 	seq_put(w->buf, sn, seq);
 	r = sys_sendto(f->fd, w->buf, len, MSG_NOSIGNAL, NULL, 0);
 	if (r != (ssize_t)len)
-		return rr_send_on(w, f, r);
+		return rest->send_on(w, f, r);
 	f->bytes_written += len;
 	return 1;
 }
 
-int rr_plain_client(struct worker *w, struct flow *f)
+int rr_plain_client(struct worker *w, struct flow *f,
+		    const struct rr_rest *rest)
 {
 	size_t tx = w->rs->request_size, rx = w->rs->response_size;
 	size_t sn = seq_width(tx, rx);
@@ -64,9 +66,9 @@ int rr_plain_client(struct worker *w, struct flow *f)
 	int rc = 0;
 
 	while (!worker_stopping(w)) {
-		rc = send_msg(w, f, tx, sn, ++f->seq_out);
+		rc = send_msg(w, f, tx, sn, ++f->seq_out, rest);
 		if (rc > 0)
-			rc = recv_msg(w, f, rx, sn);
+			rc = recv_msg(w, f, rx, sn, rest);
 		if (rc <= 0)
 			break;
 		if (f->seq_in != seq_trunc(f->seq_out, sn))
@@ -83,16 +85,17 @@ int rr_plain_client(struct worker *w, struct flow *f)
 	return rc;
 }
 
-int rr_plain_server(struct worker *w, struct flow *f)
+int rr_plain_server(struct worker *w, struct flow *f,
+		    const struct rr_rest *rest)
 {
 	size_t rx = w->rs->request_size, tx = w->rs->response_size;
 	size_t sn = seq_width(tx, rx);
 	int rc = 0;
 
 	while (!worker_stopping(w)) {
-		rc = recv_msg(w, f, rx, sn);
+		rc = recv_msg(w, f, rx, sn, rest);
 		if (rc > 0)
-			rc = send_msg(w, f, tx, sn, f->seq_in);
+			rc = send_msg(w, f, tx, sn, f->seq_in, rest);
 		if (rc <= 0)
 			break;
 		f->transactions++;
