@@ -4,7 +4,7 @@
 
 #include "../common.h"
 #include "bottomk.h"
-#include "collect.h"
+#include "rec.h"
 
 /* Room past k for the highest kept bucket's records. */
 static long capacity(long k)

@@ -19,26 +19,11 @@
 #include "inrun.h"
 #include "merge.h"
 #include "msgnum.h"
+#include "rec.h"
 
 struct tracer;
 struct ring_buffer;
 
-/* One merged transaction kept for --trace-records. */
-struct trace_rec {
-	uint32_t flow_id;
-	uint16_t worker;
-	uint16_t port;		/* the client's port of the connection (join) */
-	uint16_t next_port;	/* observe: where a forwarder sent it on */
-	uint64_t seq;
-	uint64_t b[NS_B_COUNT];
-	uint64_t sw_tx, sw_rx;
-	uint64_t prio;		/* its place in the sample (collect.c) */
-	uint64_t span;		/* its side's first to last boundary, ns */
-	int slowest;		/* kept as one of the slowest, not sampled */
-	/* --trace-sched: the task its reader took the CPU from ("": none) */
-	uint32_t held_pid, held_cpu;
-	char held_comm[16];
-};
 
 /* Lean records: a transaction whose record has not come yet. */
 struct trace_late {
