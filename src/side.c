@@ -9,6 +9,7 @@
 #include "common.h"
 #include "glance.h"
 #include "html_report.h"
+#include "io.h"
 #include "net.h"
 #include "run_results.h"
 #include "script/script.h"
@@ -39,6 +40,8 @@ int side_init(struct side *s, struct options *o, const struct workload *wl,
 	s->rs.record_samples = o->all_samples != NULL;
 	s->res.is_client = is_client;
 	s->rs.script = script_current();
+	s->rs.phooks = io_hooks_of(&s->rs);
+	s->rs.on_event = io_event;
 	s->rs.stop_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (s->rs.stop_efd < 0) {
 		snprintf(err, len, "eventfd: %s", strerror(errno));

@@ -15,7 +15,6 @@
 
 #include "busypoll.h"
 #include "common.h"
-#include "io.h"
 #include "script/script.h"
 #include "trace/collect.h"
 #include "trace/tracer.h"
@@ -333,7 +332,8 @@ static void epoll_loop(struct worker *w)
 			if (!f->open)
 				continue;
 			if (w->phooks && !(ev[i].events =
-					   io_event(w, f->fd, ev[i].events)))
+					   w->rs->on_event(w, f->fd,
+							   ev[i].events)))
 				continue;
 			w->rs->wl->event(w, f, ev[i].events);
 		}
@@ -456,7 +456,7 @@ static int setup_worker(struct worker *w, struct run_shared *rs, char *err,
 	worker_init(w, rs);
 	if (rs->script) {
 		w->sw = script_worker(rs->script, w->id);
-		w->phooks = io_hooks_of(rs);
+		w->phooks = rs->phooks;
 	}
 	w->buf = xcalloc(1, rs->o->buffer_size > 65536 ? rs->o->buffer_size
 							: 65536);

@@ -27,6 +27,8 @@ struct script;
 struct script_worker;
 
 /* What every worker of one side shares, read-only once started. */
+struct worker;
+
 struct run_shared {
 	const struct options *o;
 	const struct workload *wl;
@@ -53,6 +55,13 @@ struct run_shared {
 	long trace_recs_per_worker;
 	int trace_hist;		/* --trace=hist: BPF keeps it all */
 	struct script *script;	/* --script: NULL when none */
+	/*
+	 * --script packet hooks: the IO_* bits of io.h this side's script
+	 * registered (0: none), and what then sees each epoll event first
+	 * (io_event()): set by the side, which knows both.
+	 */
+	unsigned int phooks;
+	uint32_t (*on_event)(struct worker *w, int fd, uint32_t events);
 	const struct raw_spec *raw;	/* --raw: NULL with a netstage server */
 };
 
