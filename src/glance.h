@@ -10,16 +10,8 @@
 #define NETSTAGE_GLANCE_H
 
 #include <stdio.h>
-#include <string.h>
 
 #include "kv.h"
-#include "options.h"
-
-/* The summary replaces the options and results on stdout. */
-static inline int glance_on(const struct options *o)
-{
-	return !o->output && !strcmp(o->output_format, "human");
-}
 
 /* A side's lines from its results; `who` is "client" or "server". */
 void glance_side(const struct kv_list *results, const char *workload,

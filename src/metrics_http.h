@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "net.h"
+#include "netaddr.h"
 
 struct metrics_http;
 

@@ -6,12 +6,9 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
-struct options;
+#include "netaddr.h"
 
-struct addr {
-	struct sockaddr_storage ss;
-	socklen_t len;
-};
+struct options;
 
 /* AF_INET, AF_INET6 or AF_UNSPEC from -4/-6. */
 int net_family(const struct options *o);
@@ -30,13 +27,6 @@ struct net_cb {
 };
 
 /*
- * Resolve host (NULL: the wildcard address) and port. The wildcard with
- * AF_UNSPEC is IPv6, made dual-stack by net_listen.
- */
-int net_resolve(const char *host, int port, int family, struct addr *out,
-		char *err, size_t len);
-
-/*
  * A listening TCP socket or a bound UDP socket on `port` (0: any).
  * reuseport makes several sockets share a port (one per server thread).
  */
@@ -51,8 +41,6 @@ int net_listen(const struct options *o, int socktype, int port,
 int net_connect(const struct options *o, int socktype, const struct addr *a,
 		int from, int timeout_ms, const struct net_cb *cb, char *err,
 		size_t len);
-/* Address number i (modulo the count) of the --local-host list, in buf. */
-const char *net_local_host(const char *list, int i, char *buf, size_t len);
 
 /*
  * Can this process give its TCP connections --congestion's algorithm?
@@ -84,10 +72,5 @@ int net_data_sockopts(const struct options *o, int fd, int socktype,
 		      char *err, size_t len);
 
 int net_set_nonblock(int fd, int on);
-int net_local_port(int fd);
-/* The port of an IPv4 or IPv6 address, host order. */
-uint16_t net_port_of(const struct sockaddr_storage *ss);
-/* "addr:port" (IPv6 as "[addr]:port") for messages. */
-void net_addr_str(const struct addr *a, char *buf, size_t len);
 
 #endif

@@ -13,7 +13,6 @@
 #include <unistd.h>
 
 #include "common.h"
-#include "glance.h"
 #include "metrics_http.h"
 #include "options.h"
 #include "stages.h"

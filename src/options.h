@@ -8,6 +8,7 @@
 #define NETSTAGE_OPTIONS_H
 
 #include <stdint.h>
+#include <string.h>
 
 #include "kv.h"
 
@@ -145,6 +146,15 @@ int options_parse(struct options *o, unsigned int wl, int argc, char **argv,
 /* Cross-option checks and host resolution; same contract. */
 int options_validate(struct options *o, char *err, size_t errlen);
 void options_free(struct options *o);
+/*
+ * The terminal's summary (glance.h) replaces the options and results on
+ * stdout.
+ */
+static inline int glance_on(const struct options *o)
+{
+	return !o->output && !strcmp(o->output_format, "human");
+}
+
 /* Was the option `name` (as the table spells it) on the command line? */
 int options_given(const struct options *o, const char *name);
 
