@@ -1214,7 +1214,6 @@ static __always_inline int obs_late(const struct sock *sk)
 	return 0;
 }
 
-/* TCP: the wake-up after a segment; UDP: after each datagram. */
 /*
  * A wake-up call, for the same slot: its socket, and how far its
  * receive queue reaches (TCP's next number; a datagram's skb), so that
@@ -1232,6 +1231,7 @@ static __always_inline __u64 ready_id(const struct sock *sk)
 	return (__u64)low32(sk) << 32 | q;
 }
 
+/* TCP: the wake-up after a segment; UDP: after each datagram. */
 SEC("tp_btf/sk_data_ready")
 int BPF_PROG(sk_data_ready, const struct sock *sk)
 {

@@ -26,9 +26,9 @@ struct trace_worker;
 struct script;
 struct script_worker;
 
-/* What every worker of one side shares, read-only once started. */
 struct worker;
 
+/* What every worker of one side shares, read-only once started. */
 struct run_shared {
 	const struct options *o;
 	const struct workload *wl;

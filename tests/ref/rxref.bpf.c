@@ -92,6 +92,16 @@ int BPF_PROG(ref_netif, struct sk_buff *skb)
 	return 0;
 }
 
+/* A connection of `port` (TCP or UDP): its side, or -1. */
+static __always_inline int sk_side(const struct sock *sk)
+{
+	if (sk->__sk_common.skc_num == port)
+		return 1;
+	if (sk->__sk_common.skc_dport == __builtin_bswap16(port))
+		return 0;
+	return -1;
+}
+
 SEC("tp_btf/tcp_probe")
 int BPF_PROG(ref_probe, struct sock *sk, struct sk_buff *skb)
 {
@@ -102,11 +112,8 @@ int BPF_PROG(ref_probe, struct sock *sk, struct sk_buff *skb)
 	if (!c)
 		return 0;
 	c->side = -1;
-	if (sk->__sk_common.skc_num == port)
-		side = 1;
-	else if (sk->__sk_common.skc_dport == __builtin_bswap16(port))
-		side = 0;
-	else
+	side = sk_side(sk);
+	if (side < 0)
 		return 0;
 	th = (const struct tcphdr *)skb->data;
 	if (skb->len <= BPF_CORE_READ_BITFIELD_PROBED(th, doff) * 4)
@@ -142,13 +149,7 @@ static __always_inline void book(int side, int stage, __u64 d)
 /* A UDP socket of `port`: its side, or -1. */
 static __always_inline int udp_side(const struct sock *sk)
 {
-	if (sk->sk_protocol != IPPROTO_UDP)
-		return -1;
-	if (sk->__sk_common.skc_num == port)
-		return 1;
-	if (sk->__sk_common.skc_dport == __builtin_bswap16(port))
-		return 0;
-	return -1;
+	return sk->sk_protocol == IPPROTO_UDP ? sk_side(sk) : -1;
 }
 
 /*
@@ -192,16 +193,6 @@ static __always_inline struct thr *thread(void)
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 
 	return bpf_map_lookup_elem(&thrs, &tid);
-}
-
-/* A connection of `port` (TCP or UDP): its side, or -1. */
-static __always_inline int sk_side(const struct sock *sk)
-{
-	if (sk->__sk_common.skc_num == port)
-		return 1;
-	if (sk->__sk_common.skc_dport == __builtin_bswap16(port))
-		return 0;
-	return -1;
 }
 
 /* A read from a connection of `port`, under way: booked at its return. */
