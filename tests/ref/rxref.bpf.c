@@ -34,6 +34,8 @@
 #define BUCKETS 10000	/* 10 ns each, to 100 us */
 
 const volatile __u16 port;	/* host order */
+/* The worker's stages of message m only if m % sample == 0 (0, 1: all). */
+const volatile __u32 sample;
 
 struct pcpu {
 	__u64 skb[RING], t[RING];
@@ -168,7 +170,10 @@ static __always_inline int udp_side(const struct sock *sk)
  * entry (high; a thread preempted as its send returns waits before it
  * is back in user space). One flow a side: a message's sk_data_ready
  * is its side's last. A thread is followed once it has read from a
- * connection of `port`.
+ * connection of `port`. With `sample`, only the messages netstage's
+ * --trace-sample times are booked, counted by the thread's reads and
+ * sends from its first read (a client's first followed send is its
+ * request 1).
  */
 struct thr {
 	__u64 epoll_ret, recv_enter, recv_ret, send_enter, queued, sent;
@@ -177,6 +182,8 @@ struct thr {
 	int call_side;		/* side + 1 of call_from's read */
 	int tx_side;		/* of the send's first segment */
 	int ret_side;		/* side + 1: send_return's high bound waits */
+	__u32 reads, sends;	/* messages read and sent, followed */
+	__u32 call_msg, ret_msg;	/* call_from's read, ret_side's send */
 };
 
 struct {
@@ -187,6 +194,12 @@ struct {
 } thrs SEC(".maps");
 
 __u64 ready[2];
+
+/* Is message m one netstage times (--trace-sample)? */
+static __always_inline int kept(__u32 m)
+{
+	return sample <= 1 || m % sample == 0;
+}
 
 static __always_inline struct thr *thread(void)
 {
@@ -239,7 +252,7 @@ int BPF_PROG(ref_sys_enter, struct pt_regs *regs, long nr)
 	if (IS_RECV(nr)) {
 		t->recv_enter = now;
 	} else if (IS_SEND(nr)) {
-		if (t->call_from) {
+		if (t->call_from && kept(t->call_msg)) {
 			book(t->call_side - 1, ST_RECV_CALL_HI,
 			     now - t->call_from);
 			t->call_from = 0;
@@ -247,7 +260,8 @@ int BPF_PROG(ref_sys_enter, struct pt_regs *regs, long nr)
 		t->send_enter = now;
 		t->queued = t->sent = 0;
 	} else if (t->ret_side) {
-		book(t->ret_side - 1, ST_RET_HI, now - t->queued);
+		if (kept(t->ret_msg))
+			book(t->ret_side - 1, ST_RET_HI, now - t->queued);
 		t->ret_side = 0;
 	}
 	return 0;
@@ -259,8 +273,10 @@ static __always_inline void read_returned(struct thr *t, __u64 now)
 	__u64 r = ready[side];
 
 	t->recv_side = 0;
+	t->call_msg = t->reads++;
 	/* This message's wake-up, and the wait that returned after it. */
-	if (r > t->recv_ret && t->epoll_ret >= r && t->recv_enter > r) {
+	if (r > t->recv_ret && t->epoll_ret >= r && t->recv_enter > r &&
+	    kept(t->call_msg)) {
 		book(side, ST_WAKEUP_LO, t->epoll_ret - r);
 		book(side, ST_WAKEUP_HI, t->recv_enter - r);
 		book(side, ST_RECV_CALL_LO, now - t->recv_enter);
@@ -286,7 +302,9 @@ int BPF_PROG(ref_sys_exit, struct pt_regs *regs, long ret)
 		if (t->recv_side)
 			read_returned(t, now);
 	} else if (t->queued && t->sent) {
-		book(t->tx_side, ST_RET_LO, now - t->sent);
+		t->ret_msg = t->sends++ + (t->tx_side == 0);
+		if (kept(t->ret_msg))
+			book(t->tx_side, ST_RET_LO, now - t->sent);
 		t->ret_side = t->tx_side + 1;
 	}
 	return 0;
@@ -369,7 +387,7 @@ static __always_inline void sending(int side, __u64 departure, __u64 now)
 	if (!t || !t->send_enter)
 		return;
 	if (departure > t->send_enter && t->recv_ret &&
-	    t->recv_ret < t->send_enter) {
+	    t->recv_ret < t->send_enter && kept(t->sends + (side == 0))) {
 		book(side, ST_SEND_CALL_LO, departure - t->send_enter);
 		book(side, ST_SEND_CALL_HI, departure - t->recv_ret);
 	}

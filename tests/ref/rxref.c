@@ -3,14 +3,15 @@
  * The tests' reference timer of the receive stages and of tcp_tx's bounds
  * (tests/ref/rxref.bpf.c):
  *
- *   rxref PORT
+ *   rxref PORT [SAMPLE]
  *
  * attaches, prints "attached", and at SIGINT or SIGTERM prints for each
  * side and stage (softirq_rx, tcp_rx, udp_rx; tcp_tx_queued and
  * tcp_tx_sent, tcp_tx's bounds; the worker's stages' bounds, wakeup_lo
  * and wakeup_hi and so on) its count, p50 and p90 in us, as
  * key=value lines (client.softirq_rx_p50_us=0.805): what the tests hold netstage's
- * stages against.
+ * stages against. With SAMPLE, the worker's stages are those of the
+ * messages netstage's --trace-sample SAMPLE times.
  */
 #include <errno.h>
 #include <signal.h>
@@ -86,14 +87,16 @@ int main(int argc, char **argv)
 	struct rxref_bpf *skel;
 	int ncpu = libbpf_num_possible_cpus(), i;
 
-	if (argc != 2 || atoi(argv[1]) <= 0 || atoi(argv[1]) > 65535) {
-		fprintf(stderr, "usage: rxref PORT\n");
+	if (argc < 2 || argc > 3 || atoi(argv[1]) <= 0 ||
+	    atoi(argv[1]) > 65535 || (argc == 3 && atoi(argv[2]) <= 0)) {
+		fprintf(stderr, "usage: rxref PORT [SAMPLE]\n");
 		return 2;
 	}
 	skel = rxref_bpf__open();
 	if (!skel)
 		return 1;
 	skel->rodata->port = atoi(argv[1]);
+	skel->rodata->sample = argc == 3 ? atoi(argv[2]) : 0;
 	if (rxref_bpf__load(skel) || rxref_bpf__attach(skel)) {
 		fprintf(stderr, "rxref: cannot load or attach: %s\n",
 			strerror(errno));
