@@ -53,6 +53,9 @@ ref_compare() {
 	[ -z "${REF_WORKER:-}" ] || stages="$stages $REF_WORKER_STAGES"
 	[ -z "${REF_WORKER:-}" ] || [ "$2" != server ] ||
 		stages="$stages send_return"
+	# udp_rr's RECV_RET is the kernel's: its (to_)app is a stage too.
+	[ -z "${REF_WORKER:-}" ] || [ "${REF_WL:-}" != udp_rr ] ||
+		stages="$stages $([ "$2" = server ] && echo app || echo to_app)"
 	python3 - "$REF_TOLERANCE_US" "${REF_RX_TOLERANCE_US:-$REF_TOLERANCE_US}" \
 		"$REF_TOLERANCE_P90_US" "$stages" "$@" <<'PY'
 import sys
@@ -205,7 +208,7 @@ t_rx_stages_agree_with_a_reference_timer_across_netfilter() {
 }
 
 t_rx_stages_agree_with_a_reference_timer_udp_rr() {
-	REF_WL=udp_rr REF_STAGES=udp_rx rx_against_ref ""
+	REF_WORKER=1 REF_WL=udp_rr REF_STAGES=udp_rx rx_against_ref ""
 }
 
 # tcp_crr: a connection per transaction. The server's chain starts at

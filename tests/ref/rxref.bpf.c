@@ -47,7 +47,7 @@ struct pcpu {
 	__u64 barrival, bprobe, bready;
 	/* a segment between net_dev_queue and net_dev_xmit: 0, none */
 	__u64 txskb, txstamp;
-	int txside;
+	int txside, txudp;
 };
 
 struct {
@@ -64,7 +64,8 @@ struct {
  */
 enum { ST_SOFTIRQ_RX, ST_TCP_RX, ST_UDP_RX, ST_TX_QUEUED, ST_TX_SENT,
        ST_WAKEUP_LO, ST_WAKEUP_HI, ST_RECV_CALL_LO, ST_RECV_CALL_HI,
-       ST_SEND_CALL_LO, ST_SEND_CALL_HI, ST_RET_LO, ST_RET_HI, ST_ROWS };
+       ST_SEND_CALL_LO, ST_SEND_CALL_HI, ST_RET_LO, ST_RET_HI,
+       ST_APP_LO, ST_APP_HI, ST_ROWS };
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -166,9 +167,19 @@ static __always_inline int udp_side(const struct sock *sk)
  * return to the next send's entry (high). send_call: the send's entry
  * (low) and the last read's return (high) to the departure time TCP
  * gave its first segment. send_return: that segment's net_dev_xmit to
- * the send's return (low), its net_dev_queue to the next epoll_wait's
- * entry (high; a thread preempted as its send returns waits before it
- * is back in user space). One flow a side: a message's sk_data_ready
+ * the send's return (low), its net_dev_queue to the thread's next call
+ * (high; a thread preempted as its send returns waits before it is
+ * back in user space).
+ *
+ * UDP (udp_rr) ends recv_call at the read's sock_recv_length, where the
+ * reference stamps it too: recv_call is the read's entry (low), the
+ * epoll return (high), to there and to the read's return. A datagram
+ * read with no epoll return after its wake-up (the worker reads on to
+ * EAGAIN) has no wait of its own: wakeup 0, recv_call from the wake-up.
+ * app (server) and to_app (client) go from that stamp to the read's
+ * return (low) and to the next call's entry (high). send_call ends at
+ * the datagram's hand-off, between net_dev_queue (low) and net_dev_xmit
+ * (high). One flow a side: a message's sk_data_ready
  * is its side's last. A thread is followed once it has read from a
  * connection of `port`. With `sample`, only the messages netstage's
  * --trace-sample times are booked, counted by the thread's reads and
@@ -182,6 +193,10 @@ struct thr {
 	int call_side;		/* side + 1 of call_from's read */
 	int tx_side;		/* of the send's first segment */
 	int ret_side;		/* side + 1: send_return's high bound waits */
+	int udp;		/* the thread's reads are of datagrams */
+	__u64 srl;		/* UDP: the read's sock_recv_length */
+	int app_side;		/* side + 1: (to_)app's high bound waits */
+	int send_due;		/* UDP: send_call's high bound waits */
 	__u32 reads, sends;	/* messages read and sent, followed */
 	__u32 call_msg, ret_msg;	/* call_from's read, ret_side's send */
 };
@@ -219,8 +234,11 @@ static __always_inline void reading(const struct sock *sk)
 		return;
 	bpf_map_update_elem(&thrs, &tid, &zero, BPF_NOEXIST);
 	t = bpf_map_lookup_elem(&thrs, &tid);
-	if (t)
-		t->recv_side = side + 1;
+	if (!t)
+		return;
+	t->recv_side = side + 1;
+	t->udp = sk->sk_protocol == IPPROTO_UDP;
+	t->srl = bpf_ktime_get_ns();
 }
 
 /* epoll_wait and kin; recvfrom, recvmsg, read; sendto, sendmsg, write. */
@@ -249,6 +267,16 @@ int BPF_PROG(ref_sys_enter, struct pt_regs *regs, long nr)
 
 	if (!(IS_POLL(nr) || IS_RECV(nr) || IS_SEND(nr)) || !(t = thread()))
 		return 0;
+	if (t->ret_side) {
+		if (kept(t->ret_msg))
+			book(t->ret_side - 1, ST_RET_HI, now - t->queued);
+		t->ret_side = 0;
+	}
+	if (t->app_side) {
+		if (kept(t->call_msg))
+			book(t->app_side - 1, ST_APP_HI, now - t->srl);
+		t->app_side = 0;
+	}
 	if (IS_RECV(nr)) {
 		t->recv_enter = now;
 	} else if (IS_SEND(nr)) {
@@ -259,12 +287,38 @@ int BPF_PROG(ref_sys_enter, struct pt_regs *regs, long nr)
 		}
 		t->send_enter = now;
 		t->queued = t->sent = 0;
-	} else if (t->ret_side) {
-		if (kept(t->ret_msg))
-			book(t->ret_side - 1, ST_RET_HI, now - t->queued);
-		t->ret_side = 0;
 	}
 	return 0;
+}
+
+/* A message's wake-up, and the epoll wait that returned after it. */
+static __always_inline void waited(struct thr *t, int side, __u64 r,
+				   __u64 now)
+{
+	book(side, ST_WAKEUP_LO, t->epoll_ret - r);
+	book(side, ST_WAKEUP_HI, t->recv_enter - r);
+	if (!t->udp) {
+		book(side, ST_RECV_CALL_LO, now - t->recv_enter);
+		t->call_from = t->epoll_ret;
+		t->call_side = side + 1;
+		return;
+	}
+	book(side, ST_RECV_CALL_LO, t->srl - t->recv_enter);
+	book(side, ST_RECV_CALL_HI, now - t->epoll_ret);
+	book(side, ST_APP_LO, now - t->srl);
+	t->app_side = side + 1;
+}
+
+/* A datagram read on after an earlier one, with no wait of its own. */
+static __always_inline void read_on(struct thr *t, int side, __u64 r,
+				    __u64 now)
+{
+	book(side, ST_WAKEUP_LO, 0);
+	book(side, ST_WAKEUP_HI, 0);
+	book(side, ST_RECV_CALL_LO, t->srl - r);
+	book(side, ST_RECV_CALL_HI, now - r);
+	book(side, ST_APP_LO, now - t->srl);
+	t->app_side = side + 1;
 }
 
 static __always_inline void read_returned(struct thr *t, __u64 now)
@@ -274,14 +328,11 @@ static __always_inline void read_returned(struct thr *t, __u64 now)
 
 	t->recv_side = 0;
 	t->call_msg = t->reads++;
-	/* This message's wake-up, and the wait that returned after it. */
-	if (r > t->recv_ret && t->epoll_ret >= r && t->recv_enter > r &&
-	    kept(t->call_msg)) {
-		book(side, ST_WAKEUP_LO, t->epoll_ret - r);
-		book(side, ST_WAKEUP_HI, t->recv_enter - r);
-		book(side, ST_RECV_CALL_LO, now - t->recv_enter);
-		t->call_from = t->epoll_ret;
-		t->call_side = side + 1;
+	if (r > t->recv_ret && t->recv_enter > r && kept(t->call_msg)) {
+		if (t->epoll_ret >= r)
+			waited(t, side, r, now);
+		else if (t->udp)
+			read_on(t, side, r, now);
 	}
 	t->recv_ret = now;
 }
@@ -386,14 +437,45 @@ static __always_inline void sending(int side, __u64 departure, __u64 now)
 
 	if (!t || !t->send_enter)
 		return;
-	if (departure > t->send_enter && t->recv_ret &&
-	    t->recv_ret < t->send_enter && kept(t->sends + (side == 0))) {
+	t->send_due = departure > t->send_enter && t->recv_ret &&
+		      t->recv_ret < t->send_enter &&
+		      kept(t->sends + (side == 0));
+	if (t->send_due) {
 		book(side, ST_SEND_CALL_LO, departure - t->send_enter);
-		book(side, ST_SEND_CALL_HI, departure - t->recv_ret);
+		/* UDP: its high bound is the hand-off's return. */
+		if (!t->udp)
+			book(side, ST_SEND_CALL_HI, departure - t->recv_ret);
 	}
 	t->send_enter = 0;
 	t->queued = now;
 	t->tx_side = side;
+}
+
+/*
+ * udp_rr: a datagram of `port` queued for the device. Its hand-off
+ * (netstage's DEV_XMIT) lies between this and net_dev_xmit: send_call
+ * ends between the two.
+ */
+static __always_inline int udp_queued(struct pcpu *c,
+				      const struct sk_buff *skb, __u64 now)
+{
+	struct udphdr uh;
+	int side;
+
+	if (bpf_probe_read_kernel(&uh, sizeof(uh),
+				  skb->head + skb->transport_header))
+		return 0;
+	if (uh.source == __builtin_bswap16(port))
+		side = 1;
+	else if (uh.dest == __builtin_bswap16(port))
+		side = 0;
+	else
+		return 0;
+	sending(side, now, now);
+	c->txskb = (__u64)skb;
+	c->txside = side;
+	c->txudp = 1;
+	return 0;
 }
 
 SEC("tp_btf/net_dev_queue")
@@ -412,8 +494,11 @@ int BPF_PROG(ref_dev_queue, struct sk_buff *skb)
 	c->txskb = 0;
 	if (skb->protocol != __builtin_bswap16(ETH_P_IP) ||
 	    bpf_probe_read_kernel(&ip, sizeof(ip),
-				  skb->head + skb->network_header) ||
-	    ip.protocol != IPPROTO_TCP ||
+				  skb->head + skb->network_header))
+		return 0;
+	if (ip.protocol == IPPROTO_UDP)
+		return udp_queued(c, skb, now);
+	if (ip.protocol != IPPROTO_TCP ||
 	    bpf_probe_read_kernel(&th, sizeof(th), skb->head + th_off))
 		return 0;
 	if (th.source == __builtin_bswap16(port))
@@ -431,6 +516,7 @@ int BPF_PROG(ref_dev_queue, struct sk_buff *skb)
 	c->txskb = (__u64)skb;
 	c->txstamp = skb->tstamp;
 	c->txside = side;
+	c->txudp = 0;
 	return 0;
 }
 
@@ -443,10 +529,14 @@ int BPF_PROG(ref_dev_xmit, struct sk_buff *skb, int rc)
 
 	if (!c || c->txskb != (__u64)skb)
 		return 0;
-	if (rc == 0)
+	if (rc == 0 && !c->txudp)
 		book(c->txside, ST_TX_SENT, now - c->txstamp);
-	if (rc == 0 && (t = thread()) && t->queued && !t->sent)
+	if (rc == 0 && (t = thread()) && t->queued && !t->sent) {
 		t->sent = now;
+		if (t->udp && t->send_due)
+			book(c->txside, ST_SEND_CALL_HI, now - t->recv_ret);
+		t->send_due = 0;
+	}
 	c->txskb = 0;
 	return 0;
 }
