@@ -10,6 +10,7 @@
 #include "fit.h"
 #include "net.h"
 #include "report.h"
+#include "run_results.h"
 #include "trace/tracer.h"
 #include "version.h"
 
@@ -450,21 +451,22 @@ out:
 	return rc;
 }
 
-static enum ns_side side_of(const struct run_shared *rs)
+/* samples.csv's stage columns: a traced side with records. */
+static int stage_columns(const struct run_results *r)
 {
-	return trace_side(rs);
+	return r->traced && !r->trace_hist;
 }
 
-static void csv_header(FILE *f, const struct run_shared *rs)
+static void csv_header(FILE *f, const struct run_results *r)
 {
-	const struct percentiles *pc = &rs->o->percentiles;
+	const struct percentiles *pc = &r->pc;
 	int i;
 
 	fputs("time,tid,flow_id,bytes_read,", f);
 	/* An rr server times no latency: no columns of zeros. */
-	if (rs->wl->is_rr && !rs->is_client) {
+	if (r->is_rr && !r->is_client) {
 		fputs("bytes_written,transactions", f);
-	} else if (rs->wl->is_rr) {
+	} else if (r->is_rr) {
 		fputs("transactions,latency_min,latency_mean,latency_max,"
 		      "latency_stddev", f);
 		for (i = 0; i < pc->n; i++)
@@ -472,10 +474,10 @@ static void csv_header(FILE *f, const struct run_shared *rs)
 	} else {
 		fputs("bytes_written,transactions", f);
 	}
-	if (rs->tracer && !rs->trace_hist) {
-		const struct stage_def *d = stage_defs(side_of(rs));
+	if (stage_columns(r)) {
+		const struct stage_def *d = stage_defs(r->side);
 
-		for (i = 0; i < stage_count(side_of(rs)); i++)
+		for (i = 0; i < stage_count(r->side); i++)
 			fprintf(f, ",stage_%s_mean", d[i].name);
 		fputs(",trace_lost", f);
 	}
@@ -483,65 +485,60 @@ static void csv_header(FILE *f, const struct run_shared *rs)
 }
 
 static void csv_row(FILE *f, const struct sample *s,
-		    const struct run_shared *rs)
+		    const struct run_results *r)
 {
 	int i;
 
 	fprintf(f, "%.9f,%d,%d,%llu,", ns_to_s(s->time), s->tid, s->flow_id,
 		(unsigned long long)s->bytes_read);
-	if (rs->wl->is_rr && rs->is_client) {
+	if (r->is_rr && r->is_client) {
 		fprintf(f, "%llu,%.9f,%.9f,%.9f,%.9f",
 			(unsigned long long)s->transactions, s->lat_min,
 			s->lat_mean, s->lat_max, s->lat_stddev);
-		for (i = 0; i < rs->o->percentiles.n; i++)
+		for (i = 0; i < r->pc.n; i++)
 			fprintf(f, ",%.9f", s->pct[i]);
 	} else {
 		fprintf(f, "%llu,%llu", (unsigned long long)s->bytes_written,
 			(unsigned long long)s->transactions);
 	}
-	for (i = 0; rs->tracer && !rs->trace_hist &&
-		    i < stage_count(side_of(rs)); i++)
+	for (i = 0; stage_columns(r) && i < stage_count(r->side); i++)
 		fprintf(f, ",%.9f", s->stage_mean[i]);
-	if (rs->tracer && !rs->trace_hist)
+	if (stage_columns(r))
 		fprintf(f, ",%llu", (unsigned long long)s->trace_lost);
 	fprintf(f, ",%.6f,%.6f,%ld,%ld,%ld,%ld,%ld\n", tv(&s->ru.ru_utime),
 		tv(&s->ru.ru_stime), s->ru.ru_maxrss, s->ru.ru_minflt,
 		s->ru.ru_majflt, s->ru.ru_nvcsw, s->ru.ru_nivcsw);
 }
 
-void write_samples_csv(FILE *f, struct worker *w, int n,
-		       const struct run_shared *rs)
+void write_samples_csv(FILE *f, const struct run_results *r)
 {
 	long j;
-	int i;
 
-	csv_header(f, rs);
-	for (i = 0; i < n; i++)
-		for (j = 0; j < w[i].nsamples; j++)
-			csv_row(f, &w[i].samples[j], rs);
+	csv_header(f, r);
+	for (j = 0; j < r->nsamples; j++)
+		csv_row(f, &r->samples[j], r);
 }
 
-static void json_intervals(FILE *f, const struct run_shared *rs)
+static void json_intervals(FILE *f, const struct run_results *r)
 {
-	const struct intervals *iv = &rs->iv;
 	long i;
 
 	fputs("  \"intervals\": [", f);
-	for (i = 0; i < iv->nsums; i++) {
-		const struct interval_sum *s = &iv->sums[i];
+	for (i = 0; i < r->niv; i++) {
+		const struct interval_sum *s = &r->iv[i];
 
 		fprintf(f, "%s\n    {\"end\": %.3f, \"transactions\": %llu, "
 			"\"bytes\": %llu, \"rate\": %.2f, \"mbps\": %.3f",
 			i ? "," : "", s->t_end,
 			(unsigned long long)s->transactions,
 			(unsigned long long)s->bytes, s->rate, s->mbps);
-		if (iv->is_rr && rs->is_client)
+		if (r->iv_lat)
 			fprintf(f, ", \"p50_us\": %.3f, \"p90_us\": %.3f, "
 				"\"p99_us\": %.3f", s->p50_us, s->p90_us,
 				s->p99_us);
 		fputc('}', f);
 	}
-	fputs(iv->nsums ? "\n  ]\n" : "]\n", f);
+	fputs(r->niv ? "\n  ]\n" : "]\n", f);
 }
 
 /* A histogram's non-empty buckets: [[lo_us, hi_us, count], ...]. */
@@ -607,19 +604,18 @@ static void json_tail(FILE *f, const struct trace_summary *ts)
 }
 
 /* The latency and each stage as objects: the stage_* keys, nested. */
-static void json_hists(FILE *f, const struct side_result *r,
-		       const struct run_shared *rs)
+static void json_hists(FILE *f, const struct run_results *r)
 {
-	const struct trace_summary *ts = &r->trace;
+	const struct trace_summary *ts = &r->ts;
 	const struct stage_def *d;
 	int i, n;
 
-	if (rs->wl->is_rr && rs->is_client) {
+	if (r->has_lat) {
 		fputs("  \"latency\": ", f);
 		json_hist(f, &r->lat);
 		fputs(",\n", f);
 	}
-	if (!rs->tracer)
+	if (!r->traced)
 		return;
 	d = trace_stage_defs(ts);
 	n = trace_stage_count(ts);
@@ -635,21 +631,20 @@ static void json_hists(FILE *f, const struct side_result *r,
 }
 
 void write_json(FILE *f, const struct kv_list *opts,
-		const struct kv_list *results, const struct side_result *r,
-		const struct run_shared *rs, const char *role)
+		const struct run_results *r)
 {
 	fputs("{\n  \"netstage\": {\"version\": ", f);
 	json_string(f, NETSTAGE_VERSION);
 	fputs(", \"workload\": ", f);
-	json_string(f, rs->wl->name);
+	json_string(f, r->workload);
 	fputs(", \"role\": ", f);
-	json_string(f, role);
+	json_string(f, r->role);
 	fputs("},\n  \"options\": {\n", f);
 	kv_json_members(opts, f, 4);
 	fputs("  },\n  \"results\": {\n", f);
-	kv_json_members(results, f, 4);
+	kv_json_members(r->keys, f, 4);
 	fputs("  },\n", f);
-	json_hists(f, r, rs);
-	json_intervals(f, rs);
+	json_hists(f, r);
+	json_intervals(f, r);
 	fputs("}\n", f);
 }

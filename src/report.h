@@ -68,14 +68,14 @@ int report_check_keys(const struct options *o, const struct workload *wl,
 void report_fill_totals(const struct side_result *r,
 			const struct run_shared *rs, struct ctl_msg *m);
 
-void write_samples_csv(FILE *f, struct worker *w, int n,
-		       const struct run_shared *rs);
+struct run_results;
+/* samples.csv (-A): a row a flow and interval. */
+void write_samples_csv(FILE *f, const struct run_results *r);
 /*
  * The JSON document (docs/netstage.schema.json): options, results, the
  * latency and stage histograms, per-interval summaries.
  */
 void write_json(FILE *f, const struct kv_list *opts,
-		const struct kv_list *results, const struct side_result *r,
-		const struct run_shared *rs, const char *role);
+		const struct run_results *r);
 
 #endif

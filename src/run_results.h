@@ -1,9 +1,10 @@
 /*
- * What one side measured, as plain data, handed from the side that
- * measured it to whoever reads it after the test (today the script's
- * results, r = run()): built once by side.c at the end of a test, so
- * that a reader needs no side, no workers and no tracer. The first
- * piece of issue 41's results model.
+ * What one side measured, as plain data: built once by side.c at the
+ * end of a test, then read through a const pointer by every output of
+ * it (the JSON, samples.csv, the records CSV, Perfetto, the report,
+ * --local's exchange) and by the script's results (r = run()), so that
+ * none of them needs a side, a worker or the tracer. Issue 41's
+ * results model.
  */
 #ifndef NETSTAGE_RUN_RESULTS_H
 #define NETSTAGE_RUN_RESULTS_H
@@ -13,12 +14,17 @@
 #include "hist.h"
 #include "interval.h"
 #include "kv.h"
+#include "options.h"
+#include "sample.h"
+#include "trace/rec.h"
 #include "trace/summary.h"
 
 struct run_results {
 	int is_client;
 	const char *role;		/* client, server or observe */
 	const char *workload;
+	int is_rr;
+	enum ns_side side;		/* the tracer's name for this end */
 	const struct kv_list *keys;	/* as printed */
 	/* transactions/s or Mbit/s, as measured (not as printed) */
 	double throughput;
@@ -29,14 +35,20 @@ struct run_results {
 	long niv;
 	int iv_lat;			/* the intervals have latency */
 	int trace_asked, traced;
+	int trace_hist;			/* --trace=hist: no records */
 	struct trace_summary ts;	/* when traced */
 	/*
-	 * The kept records, by worker: owned here; a reader that keeps
-	 * them past the side takes them (and sets these NULL).
+	 * The kept records, by worker, and the samples (-A), all
+	 * workers' in worker order: owned here. A reader that keeps
+	 * records past the side takes them (and sets these NULL).
 	 */
-	struct trace_rec *recs[NS_MAX_RINGS];
-	long nrec[NS_MAX_RINGS];
-	int nworkers;
+	struct rec_set recs;
+	struct sample *samples;
+	long nsamples;
+	struct percentiles pc;		/* samples.csv's latency columns */
 };
+
+/* Free what r owns (records not taken, samples). */
+void run_results_free(struct run_results *r);
 
 #endif

@@ -16,6 +16,7 @@
 #include "side.h"
 #include "trace/collect.h"
 #include "trace/perfetto.h"
+#include "trace/recout.h"
 #include "trace/summary.h"
 #include "trace/tracer.h"
 #include "tstamp.h"
@@ -319,20 +320,44 @@ const char *side_role(const struct side *s)
 	return s->rs.is_client ? "client" : "server";
 }
 
+/* The workers' samples (-A), in worker order, moved into r. */
+static void take_samples(struct side *s, struct run_results *r)
+{
+	long k = 0;
+	int i;
+
+	for (i = 0; i < s->nworkers; i++)
+		k += s->workers[i].nsamples;
+	r->samples = xcalloc(k ? k : 1, sizeof(*r->samples));
+	for (i = 0; i < s->nworkers; i++) {
+		struct worker *w = &s->workers[i];
+
+		if (w->nsamples)
+			memcpy(r->samples + r->nsamples, w->samples,
+			       w->nsamples * sizeof(*w->samples));
+		r->nsamples += w->nsamples;
+	}
+}
+
 /*
- * What the side measured, as plain data for a reader after the test;
- * the workers' kept records move into it (the reader takes them over).
+ * What the side measured, as plain data for every output after the
+ * test; the workers' kept records and samples move into it.
  */
 static void side_run_results(struct side *s, const struct kv_list *keys,
 			     struct run_results *r)
 {
+	struct rec_set *rs = &r->recs;
 	int i;
 
 	memset(r, 0, sizeof(*r));
 	r->is_client = s->rs.is_client;
 	r->role = side_role(s);
 	r->workload = s->wl->name;
+	r->is_rr = s->wl->is_rr;
+	r->side = trace_side(&s->rs);
 	r->keys = keys;
+	r->pc = s->o->percentiles;
+	take_samples(s, r);
 	r->throughput = s->res.throughput;
 	r->has_lat = s->wl->is_rr && r->is_client;
 	r->lat = s->res.lat;
@@ -342,26 +367,30 @@ static void side_run_results(struct side *s, const struct kv_list *keys,
 	r->iv_lat = s->rs.iv.is_rr && r->is_client;
 	r->trace_asked = s->o->trace != 0;
 	r->traced = s->rs.tracer != NULL;
+	r->trace_hist = s->rs.trace_hist;
 	if (!r->traced)
 		return;
 	r->ts = s->res.trace;
 	for (i = 0; i < s->nworkers && i < NS_MAX_RINGS; i++) {
-		if (!s->workers[i].tw)
+		struct trace_worker *tw = s->workers[i].tw;
+
+		if (!tw)
 			continue;
-		r->recs[i] = s->workers[i].tw->recs;
-		r->nrec[i] = s->workers[i].tw->nrecs;
-		s->workers[i].tw->recs = NULL;
-		s->workers[i].tw->nrecs = 0;
+		rs->recs[i] = tw->recs;
+		rs->n[i] = tw->nrecs;
+		tw->recs = NULL;
+		tw->nrecs = 0;
 	}
-	r->nworkers = i;
+	rs->nworkers = i;
 }
 
-static int write_perfetto(struct side *s, char *err, size_t len)
+static int write_perfetto(struct side *s, const struct run_results *r,
+			  char *err, size_t len)
 {
-	struct join_table t = { .side = trace_side(&s->rs) };
+	struct join_table t = { .side = r->side };
 
-	snprintf(t.name, sizeof(t.name), "%s", side_role(s));
-	trace_records_table(&t, s->workers, s->nworkers);
+	snprintf(t.name, sizeof(t.name), "%s", r->role);
+	recout_table(&t, &r->recs);
 	perfetto_write(s->perfetto.f, &t, 1);
 	free(t.r);
 	return out_commit(&s->perfetto, err, len);
@@ -371,23 +400,23 @@ static int write_perfetto(struct side *s, char *err, size_t len)
  * The report of one side: its own stages, from its kept records, and
  * from its keys what it could not time.
  */
-static int write_report(struct side *s, const struct kv_list *results,
+static int write_report(struct side *s, const struct run_results *r,
 			char *err, size_t len)
 {
 	struct waterfall *w = xcalloc(1, sizeof(*w));
 	struct kv_list opts = { 0 };
 	struct html_meta m = {
-		.workload = s->wl->name, .interval_s = s->o->interval,
+		.workload = r->workload, .interval_s = s->o->interval,
 		.hooks = s->rs.tracer ? tracer_hooks(s->rs.tracer) : NULL,
-		.options = &opts, .keys = { results },
+		.options = &opts, .keys = { r->keys },
 	};
 	int rc;
 
 	w->n = 1;
 	w->keep = 1;
-	w->t[0].side = trace_side(&s->rs);
-	snprintf(w->t[0].name, sizeof(w->t[0].name), "%s", side_role(s));
-	trace_records_table(&w->t[0], s->workers, s->nworkers);
+	w->t[0].side = r->side;
+	snprintf(w->t[0].name, sizeof(w->t[0].name), "%s", r->role);
+	recout_table(&w->t[0], &r->recs);
 	join_sort(&w->t[0]);
 	options_dump(s->o, &opts);
 	waterfall_join(w, 1);
@@ -416,69 +445,48 @@ static void say_records_kept(const struct trace_summary *t)
 }
 
 /* The results on stdout: key=value lines, the summary or JSON. */
-static void print_results(struct side *s, const struct kv_list *results)
+static void print_results(struct side *s, const struct run_results *r)
 {
 	struct kv_list opts = { 0 };
 
 	if (glance_on(s->o)) {
-		glance_side(results, s->wl->name, side_role(s), stdout);
+		glance_side(r->keys, r->workload, r->role, stdout);
 	} else if (!s->o->output && !strcmp(s->o->output_format, "json")) {
 		options_dump(s->o, &opts);
-		write_json(stdout, &opts, results, &s->res, &s->rs,
-			   side_role(s));
+		write_json(stdout, &opts, r);
 		kv_free(&opts);
 	} else {
-		report_print(results, s->o, stdout);
+		report_print(r->keys, s->o, stdout);
 	}
 	fflush(stdout);
 }
 
-int side_finish(struct side *s)
+/* The trace's table, and --local's records for the parent's waterfall. */
+static void trace_outputs(struct side *s, const struct run_results *r)
 {
-	struct kv_list results = { 0 }, opts = { 0 };
+	FILE *f = table_out ? table_out : glance_on(s->o) ? stdout : stderr;
+
+	trace_table(&r->ts, f, r->role);
+	/* A --local server leaves by _exit(): no stdio flush then. */
+	fflush(f);
+	if (records_out && recout_dump(records_out, &r->recs))
+		log_err("--local: the records for the waterfall: %s",
+			strerror(errno));
+}
+
+/* The files the options asked for, each whole or not at all: 1 if not. */
+static int write_files(struct side *s, const struct run_results *r)
+{
+	struct kv_list opts = { 0 };
 	char err[256];
 	int rc = 0;
 
-	s->res.trace_off = s->trace_off;
-	report_kv(&s->res, &s->rs, &results);
-	for (size_t i = 0; i < s->extra.n; i++)
-		kv_str(&results, s->extra.v[i].key, s->extra.v[i].text);
-	if (s->o->rate > 0 && s->rs.is_client && s->res.behind)
-		log_err("--rate: the client could not keep up: %llu of the "
-			"scheduled requests were never sent (%d in flight per "
-			"flow at most)", (unsigned long long)s->res.behind,
-			options_inflight(s->o, s->rs.tracer != NULL));
-	print_results(s, &results);
-	if (results_out)
-		write_results(s, &results);
-	if ((s->trace_records.f || s->rs.script) &&
-	    s->res.trace.records_offered > s->res.trace.records_kept)
-		say_records_kept(&s->res.trace);
-	/* Counted in io_errors; said, so that failing sends are not silent. */
-	if (s->res.errors)
-		log_err("%llu socket calls failed (io_errors), the last with: %s",
-			(unsigned long long)s->res.errors,
-			s->res.last_errno ? strerror(s->res.last_errno)
-					  : "no error number");
-	if (s->rs.tracer) {
-		FILE *f = table_out ? table_out
-				    : glance_on(s->o) ? stdout : stderr;
-
-		trace_table(&s->res.trace, f, side_role(s));
-		/* A --local server leaves by _exit(): no stdio flush then. */
-		fflush(f);
-		if (records_out &&
-		    trace_records_dump(records_out, s->workers, s->nworkers))
-			log_err("--local: the records for the waterfall: %s",
-				strerror(errno));
-	}
 	if (s->trace_records.f) {
-		trace_records_csv(s->trace_records.f, s->workers, s->nworkers,
-				  trace_side(&s->rs));
+		recout_csv(s->trace_records.f, &r->recs, r->side);
 		if (out_commit(&s->trace_records, err, sizeof(err)))
 			log_err("%s", err), rc = 1;
 	}
-	if ((s->perfetto.f || s->report.f) && !s->res.trace.records_kept) {
+	if ((s->perfetto.f || s->report.f) && !r->ts.records_kept) {
 		/* Untraced (no privileges, say): no empty file either. */
 		log_err("--report/--perfetto: no traced transaction to write "
 			"(trace_error says why)");
@@ -486,31 +494,70 @@ int side_finish(struct side *s)
 		out_abort(&s->report);
 		rc = 1;
 	}
-	if (s->perfetto.f && write_perfetto(s, err, sizeof(err)))
+	if (s->perfetto.f && write_perfetto(s, r, err, sizeof(err)))
 		log_err("%s", err), rc = 1;
-	if (s->report.f && write_report(s, &results, err, sizeof(err)))
+	if (s->report.f && write_report(s, r, err, sizeof(err)))
 		log_err("%s", err), rc = 1;
 	if (s->samples.f) {
-		write_samples_csv(s->samples.f, s->workers, s->nworkers,
-				  &s->rs);
+		write_samples_csv(s->samples.f, r);
 		if (out_commit(&s->samples, err, sizeof(err)))
 			log_err("%s", err), rc = 1;
 	}
 	if (s->json.f) {
 		options_dump(s->o, &opts);
-		write_json(s->json.f, &opts, &results, &s->res, &s->rs,
-			   side_role(s));
+		write_json(s->json.f, &opts, r);
 		if (out_commit(&s->json, err, sizeof(err)))
 			log_err("%s", err), rc = 1;
 	}
-	if (s->rs.script) {
-		struct run_results r;
-
-		side_run_results(s, &results, &r);
-		script_keep_results(s->rs.script, &r);
-	}
-	kv_free(&results);
 	kv_free(&opts);
+	return rc;
+}
+
+/* What the side says on stderr about its run beside the results. */
+static void say_run(const struct side *s, const struct run_results *r)
+{
+	if (s->o->rate > 0 && r->is_client && s->res.behind)
+		log_err("--rate: the client could not keep up: %llu of the "
+			"scheduled requests were never sent (%d in flight per "
+			"flow at most)", (unsigned long long)s->res.behind,
+			options_inflight(s->o, r->traced));
+	if ((s->trace_records.f || s->rs.script) &&
+	    r->ts.records_offered > r->ts.records_kept)
+		say_records_kept(&r->ts);
+	/* Counted in io_errors; said, so that failing sends are not silent. */
+	if (s->res.errors)
+		log_err("%llu socket calls failed (io_errors), the last with: %s",
+			(unsigned long long)s->res.errors,
+			s->res.last_errno ? strerror(s->res.last_errno)
+					  : "no error number");
+}
+
+/*
+ * The side's results, built once into the model every output then
+ * reads: stdout, the files, the script's r = run().
+ */
+int side_finish(struct side *s)
+{
+	struct kv_list results = { 0 };
+	struct run_results r;
+	int rc;
+
+	s->res.trace_off = s->trace_off;
+	report_kv(&s->res, &s->rs, &results);
+	for (size_t i = 0; i < s->extra.n; i++)
+		kv_str(&results, s->extra.v[i].key, s->extra.v[i].text);
+	side_run_results(s, &results, &r);
+	print_results(s, &r);
+	if (results_out)
+		write_results(s, &results);
+	say_run(s, &r);
+	if (r.traced)
+		trace_outputs(s, &r);
+	rc = write_files(s, &r);
+	if (s->rs.script)
+		script_keep_results(s->rs.script, &r);
+	run_results_free(&r);
+	kv_free(&results);
 	return rc;
 }
 

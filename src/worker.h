@@ -18,6 +18,7 @@
 #include "interval.h"
 #include "net.h"
 #include "options.h"
+#include "sample.h"
 #include "trace/cost.h"
 #include "workload.h"
 
@@ -76,19 +77,6 @@ static inline enum ns_side trace_side(const struct run_shared *rs)
 			      (rs->wl->accepts_per_worker ? NS_CRR_BIT : 0) |
 			      (rs->o && rs->o->trace_sched ? NS_SCHED_BIT : 0));
 }
-
-/* One flow's figures over one interval, a row of samples.csv. */
-struct sample {
-	uint64_t time;
-	int tid;
-	int flow_id;
-	uint64_t bytes_read, bytes_written, transactions;
-	double lat_min, lat_mean, lat_max, lat_stddev;	/* s */
-	double pct[MAX_PERCENTILES];			/* s */
-	double stage_mean[NS_MAX_STAGES];		/* s, --trace */
-	uint64_t trace_lost;	/* the side's events lost in BPF so far */
-	struct rusage ru;
-};
 
 /* One worker's cumulative totals at the end of interval k. */
 struct tick {

@@ -68,14 +68,14 @@ static void keep_records(struct kept *k, struct run_results *r)
 {
 	int i;
 
-	for (i = 0; i < r->nworkers; i++) {
-		k->recs[i] = r->recs[i];
-		k->nrec[i] = r->nrec[i];
-		k->nrecs += r->nrec[i];
-		r->recs[i] = NULL;
-		r->nrec[i] = 0;
+	for (i = 0; i < r->recs.nworkers; i++) {
+		k->recs[i] = r->recs.recs[i];
+		k->nrec[i] = r->recs.n[i];
+		k->nrecs += r->recs.n[i];
+		r->recs.recs[i] = NULL;
+		r->recs.n[i] = 0;
 	}
-	k->nworkers = r->nworkers;
+	k->nworkers = r->recs.nworkers;
 }
 
 static void copy_keys(struct kv_list *to, const struct kv_list *from)

@@ -27,4 +27,25 @@ struct trace_rec {
 	char held_comm[16];
 };
 
+/*
+ * A side's kept records, one array per worker in worker order: what
+ * every output of them reads (records CSV, Perfetto, the report, the
+ * --local exchange, Lua).
+ */
+struct rec_set {
+	struct trace_rec *recs[NS_MAX_RINGS];
+	long n[NS_MAX_RINGS];
+	int nworkers;
+};
+
+static inline long rec_set_count(const struct rec_set *s)
+{
+	long k = 0;
+	int i;
+
+	for (i = 0; i < s->nworkers; i++)
+		k += s->n[i];
+	return k;
+}
+
 #endif

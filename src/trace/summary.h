@@ -84,11 +84,5 @@ void trace_mark_retrans(const struct trace_summary *ts, struct tracer *t,
 			struct worker *w, int n);
 /* ts->tail: the TRACE_TAIL longest of the workers' kept records. */
 void trace_find_tail(struct trace_summary *ts, struct worker *w, int n);
-void trace_records_csv(FILE *f, struct worker *w, int n, enum ns_side side);
-/* The kept records as struct join_rec, for another process to join. */
-int trace_records_dump(FILE *f, struct worker *w, int n);
-struct join_table;
-/* The kept records as t's (t->r allocated; name and side are the caller's). */
-void trace_records_table(struct join_table *t, struct worker *w, int n);
 
 #endif
