@@ -5,6 +5,8 @@
 EX=$PWD/examples
 COUNT_HOOKS=$PWD/tests/func/count-hooks.lua
 RESULTS_API=$PWD/tests/func/results-api.lua
+LUA_FIELDS=$PWD/tests/func/lua-fields.lua
+CHECK_LUA_FIELDS=$PWD/tests/func/check_lua_fields.py
 
 t_script_time_script_run() {
 	ns tcp_rr --local -l 2 -q -o throughput \
@@ -130,6 +132,25 @@ assert abs(lua - printed) <= 0.005 + 1e-9, line
 assert peer == server, (peer, server)
 print(wl, "r.throughput", lua, "printed", printed)
 PY
+	done
+}
+
+# Every documented field of r = run() and r.peer is the figure the JSON
+# document of the same run holds (at the JSON's precision), workload by
+# workload: one results model read by both, nothing printed and parsed
+# back on the way. Traced where the workload traces.
+t_script_fields_equal_the_json() {
+	local wl trace
+
+	for wl in tcp_rr udp_rr tcp_crr tcp_stream udp_stream; do
+		trace=
+		case $wl in *_rr) trace=--trace ;; esac
+		ns $wl --local -l 2 -q $trace --script "$LUA_FIELDS" \
+			--json doc.json --output-format kv > out 2> err ||
+			fail "$wl: $(cat err)"
+		python3 "$CHECK_LUA_FIELDS" out doc.json > check.out ||
+			fail "$wl: $(cat check.out)"
+		echo "$wl: $(tail -1 check.out)"
 	done
 }
 
