@@ -1,102 +1,85 @@
-#include <stdlib.h>
 #include <string.h>
 
 #include "glance.h"
+#include "run_results.h"
 
-static double num(const struct kv_list *l, const char *key)
+static void latency(const struct run_results *r, FILE *f)
 {
-	const char *s = kv_get(l, key);
-
-	return s ? strtod(s, NULL) : 0;
-}
-
-static void latency(const struct kv_list *l, FILE *f)
-{
-	static const char *const stat[] = { "mean", "p50", "p90", "p99",
-					    "p99.9", "max" };
-	char key[32];
+	static const double pct[] = { 50, 90, 99, 99.9 };
+	const struct hist *h = &r->lat;
 	size_t i;
 
-	if (!kv_get(l, "latency_p50_us"))
+	if (!r->has_lat)
 		return;
-	fputs("  latency    ", f);
-	for (i = 0; i < sizeof(stat) / sizeof(stat[0]); i++) {
-		snprintf(key, sizeof(key), "latency_%s_us", stat[i]);
-		fprintf(f, " %s %.1f", stat[i], num(l, key));
-	}
-	fputs(" us\n", f);
+	fprintf(f, "  latency     mean %.1f", hist_mean(h) / 1e3);
+	for (i = 0; i < sizeof(pct) / sizeof(pct[0]); i++)
+		fprintf(f, " p%g %.1f", pct[i], hist_percentile(h, pct[i]) / 1e3);
+	fprintf(f, " max %.1f us\n", h->count ? h->max / 1e3 : 0);
 }
 
-static void cpu(const struct kv_list *l, FILE *f)
+static void cpu(const struct run_results *r, FILE *f)
 {
-	if (!kv_get(l, "local_cpu_util") || num(l, "local_cpu_util") < 0)
+	if (r->cpu_util < 0)
 		return;
-	fprintf(f, "  cpu         %.1f%% of %.0f CPUs", num(l, "local_cpu_util"),
-		num(l, "num_cpus"));
-	if (num(l, "local_service_demand_us") > 0)
-		fprintf(f, ", %.2f us of CPU per %s",
-			num(l, "local_service_demand_us"),
-			kv_get(l, "throughput_Mbps") ? "KB" : "transaction");
+	fprintf(f, "  cpu         %.1f%% of %d CPUs", r->cpu_util, r->ncpus);
+	if (r->service_demand_us > 0)
+		fprintf(f, ", %.2f us of CPU per %s", r->service_demand_us,
+			r->throughput_mbps ? "KB" : "transaction");
 	fputc('\n', f);
 }
 
-static void trace(const struct kv_list *l, FILE *f)
+static void trace(const struct run_results *r, FILE *f)
 {
-	const char *status = kv_get(l, "trace_status");
+	const struct trace_summary *ts = &r->ts;
 
-	if (!status)
+	if (!r->trace_asked)
 		return;
-	if (!strcmp(status, "off")) {
-		fprintf(f, "  trace       off: %s\n", kv_get(l, "trace_error"));
+	if (!r->traced) {
+		fprintf(f, "  trace       off: %s\n", r->trace_off);
 		return;
 	}
-	fprintf(f, "  trace       %s timed, %s incomplete",
-		kv_get(l, "trace_transactions"), kv_get(l, "trace_incomplete"));
-	if (kv_get(l, "trace_held_back_count"))
-		fprintf(f, " (%s responses held back by TCP, p50 %.1f us)",
-			kv_get(l, "trace_held_back_count"),
-			num(l, "trace_held_back_p50_us"));
-	fprintf(f, ", %s lost", kv_get(l, "trace_lost"));
-	if (kv_get(l, "trace_cost_ns"))
+	fprintf(f, "  trace       %llu timed, %llu incomplete",
+		(unsigned long long)ts->complete,
+		(unsigned long long)ts->incomplete);
+	if (!ts->hist_mode && ts->held.count)
+		fprintf(f, " (%llu responses held back by TCP, p50 %.1f us)",
+			(unsigned long long)ts->held.count,
+			hist_percentile(&ts->held, 50) / 1e3);
+	fprintf(f, ", %llu lost", (unsigned long long)ts->lost);
+	if (r->has_cost)
 		fprintf(f, "; tracing cost %.2f us per transaction (%s)",
-			num(l, "trace_cost_ns") / 1e3,
-			strcmp(kv_get(l, "trace_cost_covers"), "both_ends")
-				? "this end" : "both ends");
+			r->cost.total_ns / 1e3,
+			r->cost_both_ends ? "both ends" : "this end");
 	fputc('\n', f);
 }
 
-void glance_side(const struct kv_list *l, const char *workload,
-		 const char *who, FILE *f)
+void glance_side(const struct run_results *r, FILE *f)
 {
-	const char *mbps = kv_get(l, "throughput_Mbps");
-
 	/* observe is both the workload and the side: named once. */
-	if (strcmp(workload, who))
-		fprintf(f, "netstage %s %s: ", workload, who);
+	if (strcmp(r->workload, r->role))
+		fprintf(f, "netstage %s %s: ", r->workload, r->role);
 	else
-		fprintf(f, "netstage %s: ", workload);
-	if (mbps)
+		fprintf(f, "netstage %s: ", r->workload);
+	if (r->throughput_mbps)
 		fprintf(f, "%.1f MB written, %.1f MB read",
-			num(l, "bytes_written") / 1e6,
-			num(l, "bytes_read") / 1e6);
+			r->bytes_written / 1e6, r->bytes_read / 1e6);
 	else
-		fprintf(f, "%s transactions", kv_get(l, "num_transactions"));
+		fprintf(f, "%llu transactions",
+			(unsigned long long)r->transactions);
 	/* observe has connections it met, not flows of its own. */
-	if (kv_get(l, "flows"))
-		fprintf(f, ", %.0f flow%s", num(l, "flows"),
-			num(l, "flows") == 1 ? "" : "s");
-	fprintf(f, ", %.1f s\n", num(l, "time_end") - num(l, "time_start"));
-	if (mbps)
-		fprintf(f, "  throughput  %.1f Mbps\n", strtod(mbps, NULL));
-	else if (kv_get(l, "throughput"))
-		fprintf(f, "  throughput  %.0f transactions/s\n",
-			num(l, "throughput"));
-	latency(l, f);
-	cpu(l, f);
-	if (num(l, "io_errors") > 0)
-		fprintf(f, "  errors      %s socket calls failed\n",
-			kv_get(l, "io_errors"));
-	trace(l, f);
-	if (kv_get(l, "error"))
-		fprintf(f, "  error       %s\n", kv_get(l, "error"));
+	if (r->flows)
+		fprintf(f, ", %d flow%s", r->flows, r->flows == 1 ? "" : "s");
+	fprintf(f, ", %.1f s\n", r->duration_s);
+	if (r->throughput_mbps)
+		fprintf(f, "  throughput  %.1f Mbps\n", r->throughput);
+	else
+		fprintf(f, "  throughput  %.0f transactions/s\n", r->throughput);
+	latency(r, f);
+	cpu(r, f);
+	if (r->io_errors)
+		fprintf(f, "  errors      %llu socket calls failed\n",
+			(unsigned long long)r->io_errors);
+	trace(r, f);
+	if (r->error)
+		fprintf(f, "  error       %s\n", r->error);
 }

@@ -11,10 +11,9 @@
 
 #include <stdio.h>
 
-#include "kv.h"
+struct run_results;
 
-/* A side's lines from its results; `who` is "client" or "server". */
-void glance_side(const struct kv_list *results, const char *workload,
-		 const char *who, FILE *f);
+/* A side's lines, read from the side's results model. */
+void glance_side(const struct run_results *r, FILE *f);
 
 #endif

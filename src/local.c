@@ -18,7 +18,6 @@
 #include <unistd.h>
 
 #include "common.h"
-#include "glance.h"
 #include "html_report.h"
 #include "net.h"
 #include "report.h"

@@ -111,7 +111,7 @@ void report_collect(struct side_result *r, struct worker *w, int n,
 }
 
 /* us of CPU per transaction (rr) or per KB moved (stream); -1 unknown. */
-static double service_demand_us(const struct side_result *r,
+double report_service_demand_us(const struct side_result *r,
 				const struct run_shared *rs)
 {
 	double busy = cpu_busy_s(&r->cpu_start, &r->cpu_end);
@@ -127,7 +127,7 @@ void report_fill_totals(const struct side_result *r,
 			const struct run_shared *rs, struct ctl_msg *m)
 {
 	double util = cpu_util(&r->cpu_start, &r->cpu_end);
-	double sd = service_demand_us(r, rs);
+	double sd = report_service_demand_us(r, rs);
 
 	m->f[R_TRANSACTIONS] = r->transactions;
 	m->f[R_BYTES_READ] = r->bytes_read;
@@ -294,7 +294,7 @@ void report_kv(const struct side_result *r, const struct run_shared *rs,
 	}
 	kv_int(out, "num_cpus", cpu_count());
 	cpu_kv("local", cpu_util(&r->cpu_start, &r->cpu_end),
-	       service_demand_us(r, rs), out);
+	       report_service_demand_us(r, rs), out);
 	/* "" where no data connection was made. */
 	if (rs->wl->socktype == SOCK_STREAM) {
 		const char *cc = net_congestion();

@@ -64,6 +64,9 @@ void report_print(const struct kv_list *results, const struct options *o,
 /* -o: 0, or -1 with the first key no result of this run can have. */
 int report_check_keys(const struct options *o, const struct workload *wl,
 		      char *err, size_t len);
+/* CPU per transaction (rr) or per KB (stream), us; -1 unknown. */
+double report_service_demand_us(const struct side_result *r,
+				const struct run_shared *rs);
 /* The side's own totals and CPU figures, as STOP/RESULT carry them. */
 void report_fill_totals(const struct side_result *r,
 			const struct run_shared *rs, struct ctl_msg *m);

@@ -16,6 +16,7 @@
 #include "kv.h"
 #include "options.h"
 #include "sample.h"
+#include "trace/cost.h"
 #include "trace/rec.h"
 #include "trace/summary.h"
 
@@ -26,8 +27,16 @@ struct run_results {
 	int is_rr;
 	enum ns_side side;		/* the tracer's name for this end */
 	const struct kv_list *keys;	/* as printed */
-	/* transactions/s or Mbit/s, as measured (not as printed) */
+	/* transactions/s or, with throughput_mbps, Mbit/s, as measured */
 	double throughput;
+	int throughput_mbps;
+	uint64_t transactions, bytes_read, bytes_written, io_errors;
+	int flows;			/* 0: observe, which has none */
+	double duration_s;		/* time_end - time_start */
+	double cpu_util;		/* % of the machine; < 0 unknown */
+	int ncpus;
+	double service_demand_us;	/* per transaction or KB; < 0 none */
+	const char *error;		/* NULL: none */
 	int has_lat;			/* an rr client: lat is its latency */
 	struct hist lat;
 	uint64_t t_start;		/* the test's start, CLOCK_MONOTONIC */
@@ -35,8 +44,12 @@ struct run_results {
 	long niv;
 	int iv_lat;			/* the intervals have latency */
 	int trace_asked, traced;
+	const char *trace_off;		/* asked, not traced: why */
 	int trace_hist;			/* --trace=hist: no records */
 	struct trace_summary ts;	/* when traced */
+	int has_cost;			/* cost: what tracing cost, measured */
+	struct trace_cost_parts cost;
+	int cost_both_ends;		/* cost covers both ends (--local) */
 	/*
 	 * The kept records, by worker, and the samples (-A), all
 	 * workers' in worker order: owned here. A reader that keeps

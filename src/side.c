@@ -339,6 +339,26 @@ static void take_samples(struct side *s, struct run_results *r)
 	}
 }
 
+/* The side's totals and CPU figures, as its keys give them. */
+static void side_totals(const struct side *s, struct run_results *r)
+{
+	const struct side_result *res = &s->res;
+	int observe = s->wl->bit == W_OBSERVE;
+
+	r->throughput_mbps = !s->wl->is_rr && !observe;
+	r->transactions = res->transactions;
+	r->bytes_read = res->bytes_read;
+	r->bytes_written = res->bytes_written;
+	r->io_errors = res->errors;
+	r->flows = observe ? 0 : res->num_flows;
+	r->duration_s = ns_to_s(res->t_end) - ns_to_s(res->t_start);
+	r->cpu_util = cpu_util(&res->cpu_start, &res->cpu_end);
+	r->ncpus = cpu_count();
+	r->service_demand_us = observe ? -1 :
+			       report_service_demand_us(res, &s->rs);
+	r->error = res->error;
+}
+
 /*
  * What the side measured, as plain data for every output after the
  * test; the workers' kept records and samples move into it.
@@ -358,6 +378,7 @@ static void side_run_results(struct side *s, const struct kv_list *keys,
 	r->keys = keys;
 	r->pc = s->o->percentiles;
 	take_samples(s, r);
+	side_totals(s, r);
 	r->throughput = s->res.throughput;
 	r->has_lat = s->wl->is_rr && r->is_client;
 	r->lat = s->res.lat;
@@ -368,9 +389,14 @@ static void side_run_results(struct side *s, const struct kv_list *keys,
 	r->trace_asked = s->o->trace != 0;
 	r->traced = s->rs.tracer != NULL;
 	r->trace_hist = s->rs.trace_hist;
-	if (!r->traced)
+	if (!r->traced) {
+		r->trace_off = s->trace_off;
 		return;
+	}
 	r->ts = s->res.trace;
+	r->has_cost = r->ts.cost &&
+		      !trace_cost_parts(r->ts.cost, r->ts.user_ns, &r->cost);
+	r->cost_both_ends = tracer_both_ends(s->rs.tracer);
 	for (i = 0; i < s->nworkers && i < NS_MAX_RINGS; i++) {
 		struct trace_worker *tw = s->workers[i].tw;
 
@@ -450,7 +476,7 @@ static void print_results(struct side *s, const struct run_results *r)
 	struct kv_list opts = { 0 };
 
 	if (glance_on(s->o)) {
-		glance_side(r->keys, r->workload, r->role, stdout);
+		glance_side(r, stdout);
 	} else if (!s->o->output && !strcmp(s->o->output_format, "json")) {
 		options_dump(s->o, &opts);
 		write_json(stdout, &opts, r);
