@@ -8,14 +8,18 @@ CAP_NONE=0000000000000000
 CAP_SYS_ADMIN=0000000000200000
 CAP_BPF_PERFMON=000000c000000000	# CAP_BPF (39) and CAP_PERFMON (38)
 
-# task_rights PID: "comm uid CapPrm CapEff NoNewPrivs" for each thread.
+# task_rights PID: "comm uid CapPrm CapEff NoNewPrivs" for each thread
+# still there as it is read (one may end between the listing and the
+# read: it has no rights left to check).
 task_rights() {
-	local t
+	local t comm st
 
 	for t in /proc/"$1"/task/*; do
-		echo "$(cat "$t/comm") $(awk '$1 == "Uid:" || $1 == "CapPrm:" ||
-			$1 == "CapEff:" || $1 == "NoNewPrivs:" { printf "%s ", $2 }' \
-			"$t/status")"
+		comm=$(cat "$t/comm" 2> /dev/null) || continue
+		st=$(awk '$1 == "Uid:" || $1 == "CapPrm:" || $1 == "CapEff:" ||
+			$1 == "NoNewPrivs:" { printf "%s ", $2 }' \
+			"$t/status" 2> /dev/null) || continue
+		echo "$comm $st"
 	done
 }
 
@@ -25,7 +29,8 @@ main_pid() {
 	local p
 
 	for p in $(pgrep -f "$1"); do
-		[ "$(cat /proc/"$p"/comm)" != netstage ] || echo "$p"
+		[ "$(cat /proc/"$p"/comm 2> /dev/null)" != netstage ] ||
+			echo "$p"
 	done
 }
 
