@@ -61,7 +61,7 @@ expect_gt() {
 }
 
 run_test() {
-	local name=$1 rc
+	local name=$1 rc start=$SECONDS
 
 	# Ports of its own per test: a server another test left waiting
 	# cannot answer this one's client.
@@ -74,6 +74,9 @@ run_test() {
 		"$name"
 	) > "$TMP/$name.log" 2>&1
 	rc=$?
+	# TEST_TIMES=FILE: where make check's time goes, a line a test.
+	[ -z "${TEST_TIMES:-}" ] ||
+		echo "$((SECONDS - start)) $name" >> "$TEST_TIMES"
 	if [ "$rc" -eq "$SKIP" ]; then
 		SKIPPED=$((SKIPPED + 1))
 		echo "skip - $name: $(tail -1 "$TMP/$name.log")"
