@@ -23,6 +23,7 @@
 #include "run.h"
 #include "script/script.h"
 #include "side.h"
+#include "side_out.h"
 #include "stop.h"
 #include "trace/summary.h"
 

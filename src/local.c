@@ -24,6 +24,7 @@
 #include "run.h"
 #include "script/script.h"
 #include "side.h"
+#include "side_out.h"
 #include "trace/perfetto.h"
 #include "trace/summary.h"
 #include "trace/tracer.h"

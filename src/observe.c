@@ -22,6 +22,7 @@
 #include "privs.h"
 #include "run.h"
 #include "side.h"
+#include "side_out.h"
 #include "stop.h"
 #include "trace/collect.h"
 #include "trace/tracer.h"

@@ -20,6 +20,7 @@
 #include "run.h"
 #include "script/script.h"
 #include "side.h"
+#include "side_out.h"
 #include "stop.h"
 
 #define HELLO_TIMEOUT_MS 5000

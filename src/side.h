@@ -62,21 +62,6 @@ void side_open_tracer(struct side *s, int data_port);
  */
 struct tracer *side_open_both(const struct options *o,
 			      const struct workload *wl);
-/*
- * The stage table goes to f rather than stderr: a --local server's, for
- * its parent to print whole after the client's.
- */
-void side_table_to(FILE *f);
-/*
- * --local: the side's kept trace records are dumped to f as it
- * finishes (trace_records_dump()), for the parent's waterfall.
- */
-void side_records_to(FILE *f);
-/*
- * --local with a script: the result keys are written to `keys` as
- * well, and a traced side's struct trace_summary to `summary`.
- */
-void side_results_to(FILE *keys, FILE *summary);
 /* Adds the flow, registering its socket with the tracer first. */
 void side_add_flow(struct side *s, struct flow *f);
 int side_start(struct side *s, char *err, size_t len);
@@ -86,14 +71,6 @@ void side_stop(struct side *s);
  * --trace-max-records over the whole run (side_stop() does it).
  */
 void side_keep_records(struct side *s);
-/* Print the results and write the files: 0, or 1 if a file failed. */
-int side_finish(struct side *s);
-/*
- * End a side whose run returned rc: < 0 a set-up failure described in
- * err (no results to print), 1 a test that ended early (res.error says
- * why; results printed), 0 a full test. Returns the exit status.
- */
-int side_conclude(struct side *s, int rc, const char *err);
 void side_free(struct side *s);
 
 /* "client", "server" or "observe": for tables, JSON and scripts. */
