@@ -71,14 +71,5 @@ double report_service_demand_us(const struct side_result *r,
 void report_fill_totals(const struct side_result *r,
 			const struct run_shared *rs, struct ctl_msg *m);
 
-struct run_results;
-/* samples.csv (-A): a row a flow and interval. */
-void write_samples_csv(FILE *f, const struct run_results *r);
-/*
- * The JSON document (docs/netstage.schema.json): options, results, the
- * latency and stage histograms, per-interval summaries.
- */
-void write_json(FILE *f, const struct kv_list *opts,
-		const struct run_results *r);
 
 #endif
