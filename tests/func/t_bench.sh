@@ -88,7 +88,8 @@ t_bare_hooks_attach_what_they_are_named() {
 	timeout --preserve-status $BOUND "$bare" "$obj" -s sk_data_ready \
 		net_dev_start_xmit > out 2> err &
 	pid=$!
-	trap 'kill $pid 2> /dev/null || true' EXIT
+	# Expanded now: the trap runs after the function's locals are gone.
+	trap "kill $pid 2> /dev/null || true" EXIT
 	for i in $(seq 100); do
 		grep -q attached out && break
 		sleep 0.05

@@ -437,7 +437,9 @@ t_observe_serves_metrics_to_prometheus() {
 		--storage.tsdb.path=tsdb --web.listen-address="127.0.0.1:$pport" \
 		--log.level=warn > prom.log 2>&1 &
 	prom=$!
-	trap 'kill $MC_PID $prom 2>/dev/null; wait' EXIT
+	# Expanded now: the trap runs after the function's locals are gone
+	# (with $prom empty it waited out Prometheus's 60 s bound).
+	trap "kill $MC_PID $prom 2>/dev/null; wait" EXIT
 	for i in $(seq 100); do
 		$PROM_CHECK up "127.0.0.1:$pport" 2> /dev/null && break
 		sleep 0.2
