@@ -145,7 +145,7 @@ t_script_fields_equal_the_json() {
 	for wl in tcp_rr udp_rr tcp_crr tcp_stream udp_stream; do
 		trace=
 		case $wl in *_rr) trace=--trace ;; esac
-		ns $wl --local -l 2 -q $trace --script "$LUA_FIELDS" \
+		ns $wl --local -l 1 -q $trace --script "$LUA_FIELDS" \
 			--json doc.json --output-format kv > out 2> err ||
 			fail "$wl: $(cat err)"
 		python3 "$CHECK_LUA_FIELDS" out doc.json > check.out ||

@@ -202,9 +202,12 @@ t_trace_perfetto() {
 	need_root
 	local a
 
+	# 5,000 records a side: the same shapes as 80,000, in a tenth of
+	# the time each parser takes.
 	for a in "tcp_rr --burst 3" "udp_rr" "tcp_crr -F 2"; do
 		ns $a --local -l 1 -q --trace --perfetto p.json \
-			--trace-records tr.csv > out 2> err
+			--trace-max-records 5000 --trace-records tr.csv \
+			> out 2> err
 		$CHECK_PERFETTO p.json tr.csv tr.server.csv || fail "$a"
 		$CHECK_CHROME p.json || fail "$a: chrome trace engine"
 	done
