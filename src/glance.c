@@ -67,7 +67,7 @@ void glance_side(const struct run_results *r, FILE *f)
 		fprintf(f, "%llu transactions",
 			(unsigned long long)r->transactions);
 	/* observe has connections it met, not flows of its own. */
-	if (r->flows)
+	if (r->flows >= 0)
 		fprintf(f, ", %d flow%s", r->flows, r->flows == 1 ? "" : "s");
 	fprintf(f, ", %.1f s\n", r->duration_s);
 	if (r->throughput_mbps)

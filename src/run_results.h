@@ -2,7 +2,8 @@
  * What one side measured, as plain data: built once by side.c at the
  * end of a test, then read through a const pointer by every output of
  * it (the JSON, samples.csv, the records CSV, Perfetto, the report,
- * --local's exchange) and by the script's results (r = run()), so that
+ * the terminal summary, --local's record dump) and by the script's
+ * results (r = run()), so that
  * none of them needs a side, a worker or the tracer. Issue 41's
  * results model.
  */
@@ -31,7 +32,7 @@ struct run_results {
 	double throughput;
 	int throughput_mbps;
 	uint64_t transactions, bytes_read, bytes_written, io_errors;
-	int flows;			/* 0: observe, which has none */
+	int flows;			/* -1: observe, which has none */
 	double duration_s;		/* time_end - time_start */
 	double cpu_util;		/* % of the machine; < 0 unknown */
 	int ncpus;
@@ -51,17 +52,17 @@ struct run_results {
 	struct trace_cost_parts cost;
 	int cost_both_ends;		/* cost covers both ends (--local) */
 	/*
-	 * The kept records, by worker, and the samples (-A), all
-	 * workers' in worker order: owned here. A reader that keeps
-	 * records past the side takes them (and sets these NULL).
+	 * The kept records, by worker: owned here. A reader that keeps
+	 * them past the side takes them (and sets these NULL).
 	 */
 	struct rec_set recs;
-	struct sample *samples;
-	long nsamples;
+	/* The samples (-A), by worker: the workers' own, lent. */
+	struct sample_set *samples;
+	int nsample_sets;
 	struct percentiles pc;		/* samples.csv's latency columns */
 };
 
-/* Free what r owns (records not taken, samples). */
+/* Free what r owns (records not taken) and r itself. */
 void run_results_free(struct run_results *r);
 
 #endif

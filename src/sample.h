@@ -23,4 +23,10 @@ struct sample {
 	struct rusage ru;
 };
 
+/* One worker's samples: its own array, lent to whoever writes them. */
+struct sample_set {
+	const struct sample *v;
+	long n;
+};
+
 #endif

@@ -77,8 +77,10 @@ static void csv_row(FILE *f, const struct sample *s,
 void write_samples_csv(FILE *f, const struct run_results *r)
 {
 	long j;
+	int i;
 
 	csv_header(f, r);
-	for (j = 0; j < r->nsamples; j++)
-		csv_row(f, &r->samples[j], r);
+	for (i = 0; i < r->nsample_sets; i++)
+		for (j = 0; j < r->samples[i].n; j++)
+			csv_row(f, &r->samples[i].v[j], r);
 }

@@ -67,23 +67,18 @@ void side_records_to(FILE *f)
 	records_out = f;
 }
 
-/* The workers' samples (-A), in worker order, moved into r. */
-static void take_samples(struct side *s, struct run_results *r)
+/* The workers' samples (-A), lent: the workers outlive the results. */
+static void lend_samples(const struct side *s, struct run_results *r)
 {
-	long k = 0;
 	int i;
 
-	for (i = 0; i < s->nworkers; i++)
-		k += s->workers[i].nsamples;
-	r->samples = xcalloc(k ? k : 1, sizeof(*r->samples));
+	r->samples = xcalloc(s->nworkers ? s->nworkers : 1,
+			     sizeof(*r->samples));
 	for (i = 0; i < s->nworkers; i++) {
-		struct worker *w = &s->workers[i];
-
-		if (w->nsamples)
-			memcpy(r->samples + r->nsamples, w->samples,
-			       w->nsamples * sizeof(*w->samples));
-		r->nsamples += w->nsamples;
+		r->samples[i].v = s->workers[i].samples;
+		r->samples[i].n = s->workers[i].nsamples;
 	}
+	r->nsample_sets = s->nworkers;
 }
 
 /* The side's totals and CPU figures, as its keys give them. */
@@ -97,7 +92,7 @@ static void side_totals(const struct side *s, struct run_results *r)
 	r->bytes_read = res->bytes_read;
 	r->bytes_written = res->bytes_written;
 	r->io_errors = res->errors;
-	r->flows = observe ? 0 : res->num_flows;
+	r->flows = observe ? -1 : res->num_flows;
 	r->duration_s = ns_to_s(res->t_end) - ns_to_s(res->t_start);
 	r->cpu_util = cpu_util(&res->cpu_start, &res->cpu_end);
 	r->ncpus = cpu_count();
@@ -108,15 +103,16 @@ static void side_totals(const struct side *s, struct run_results *r)
 
 /*
  * What the side measured, as plain data for every output after the
- * test; the workers' kept records and samples move into it.
+ * test (on the heap: its histograms make it 600 KB); the workers' kept
+ * records move into it.
  */
-static void side_run_results(struct side *s, const struct kv_list *keys,
-			     struct run_results *r)
+static struct run_results *side_run_results(struct side *s,
+					    const struct kv_list *keys)
 {
+	struct run_results *r = xcalloc(1, sizeof(*r));
 	struct rec_set *rs = &r->recs;
 	int i;
 
-	memset(r, 0, sizeof(*r));
 	r->is_client = s->rs.is_client;
 	r->role = side_role(s);
 	r->workload = s->wl->name;
@@ -124,7 +120,7 @@ static void side_run_results(struct side *s, const struct kv_list *keys,
 	r->side = trace_side(&s->rs);
 	r->keys = keys;
 	r->pc = s->o->percentiles;
-	take_samples(s, r);
+	lend_samples(s, r);
 	side_totals(s, r);
 	r->throughput = s->res.throughput;
 	r->has_lat = s->wl->is_rr && r->is_client;
@@ -138,7 +134,7 @@ static void side_run_results(struct side *s, const struct kv_list *keys,
 	r->trace_hist = s->rs.trace_hist;
 	if (!r->traced) {
 		r->trace_off = s->trace_off;
-		return;
+		return r;
 	}
 	r->ts = s->res.trace;
 	r->has_cost = r->ts.cost &&
@@ -155,6 +151,7 @@ static void side_run_results(struct side *s, const struct kv_list *keys,
 		tw->nrecs = 0;
 	}
 	rs->nworkers = i;
+	return r;
 }
 
 static int write_perfetto(struct side *s, const struct run_results *r,
@@ -312,24 +309,24 @@ static void say_run(const struct side *s, const struct run_results *r)
 int side_finish(struct side *s)
 {
 	struct kv_list results = { 0 };
-	struct run_results r;
+	struct run_results *r;
 	int rc;
 
 	s->res.trace_off = s->trace_off;
 	report_kv(&s->res, &s->rs, &results);
 	for (size_t i = 0; i < s->extra.n; i++)
 		kv_str(&results, s->extra.v[i].key, s->extra.v[i].text);
-	side_run_results(s, &results, &r);
-	print_results(s, &r);
+	r = side_run_results(s, &results);
+	print_results(s, r);
 	if (results_out)
 		write_results(s, &results);
-	say_run(s, &r);
-	if (r.traced)
-		trace_outputs(s, &r);
-	rc = write_files(s, &r);
+	say_run(s, r);
+	if (r->traced)
+		trace_outputs(s, r);
+	rc = write_files(s, r);
 	if (s->rs.script)
-		script_keep_results(s->rs.script, &r);
-	run_results_free(&r);
+		script_keep_results(s->rs.script, r);
+	run_results_free(r);
 	kv_free(&results);
 	return rc;
 }

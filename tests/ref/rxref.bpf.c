@@ -451,6 +451,16 @@ static __always_inline void sending(int side, __u64 departure, __u64 now)
 	t->tx_side = side;
 }
 
+/* A packet of `port` by its ports (network order): its side, or -1. */
+static __always_inline int ports_side(__u16 source, __u16 dest)
+{
+	if (source == __builtin_bswap16(port))
+		return 1;
+	if (dest == __builtin_bswap16(port))
+		return 0;
+	return -1;
+}
+
 /*
  * udp_rr: a datagram of `port` queued for the device. Its hand-off
  * (netstage's DEV_XMIT) lies between this and net_dev_xmit: send_call
@@ -465,11 +475,8 @@ static __always_inline int udp_queued(struct pcpu *c,
 	if (bpf_probe_read_kernel(&uh, sizeof(uh),
 				  skb->head + skb->transport_header))
 		return 0;
-	if (uh.source == __builtin_bswap16(port))
-		side = 1;
-	else if (uh.dest == __builtin_bswap16(port))
-		side = 0;
-	else
+	side = ports_side(uh.source, uh.dest);
+	if (side < 0)
 		return 0;
 	sending(side, now, now);
 	c->txskb = (__u64)skb;
@@ -501,11 +508,8 @@ int BPF_PROG(ref_dev_queue, struct sk_buff *skb)
 	if (ip.protocol != IPPROTO_TCP ||
 	    bpf_probe_read_kernel(&th, sizeof(th), skb->head + th_off))
 		return 0;
-	if (th.source == __builtin_bswap16(port))
-		side = 1;
-	else if (th.dest == __builtin_bswap16(port))
-		side = 0;
-	else
+	side = ports_side(th.source, th.dest);
+	if (side < 0)
 		return 0;
 	len = (__s64)skb->len - (th_off - (skb->data - skb->head)) -
 	      th.doff * 4;

@@ -8,9 +8,9 @@
  * attaches, prints "attached", and at SIGINT or SIGTERM prints for each
  * side and stage (softirq_rx, tcp_rx, udp_rx; tcp_tx_queued and
  * tcp_tx_sent, tcp_tx's bounds; the worker's stages' bounds, wakeup_lo
- * and wakeup_hi and so on; udp_rr's app and to_app too) its count, p50 and p90 in us, as
- * key=value lines (client.softirq_rx_p50_us=0.805): what the tests hold netstage's
- * stages against. With SAMPLE, the worker's stages are those of the
+ * and wakeup_hi and so on; udp_rr's app and to_app too) its count, p50
+ * and p90 in us, as key=value lines (client.softirq_rx_p50_us=0.805):
+ * what the tests hold netstage's stages against. With SAMPLE, the worker's stages are those of the
  * messages netstage's --trace-sample SAMPLE times.
  */
 #include <errno.h>
