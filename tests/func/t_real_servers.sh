@@ -662,6 +662,11 @@ forwarder_path() {
 	FWD=$1 OUT=$PWD/fw NETSTAGE=$NETSTAGE \
 		timeout 120 "$OLDPWD/scripts/forwarder-topology.sh" run -l 1 \
 		-F 2 > fw.out 2> fw.err
+	# Shown if the join falls short: which hop had fewer records.
+	for f in cli fwd srv; do
+		echo "$f: $(grep -E '^(trace_transactions|trace_incomplete|trace_lost)=' \
+			"fw/$f.out" | tr '\n' ' ')records $(($(wc -l < "fw/$f.csv") - 1))"
+	done
 	check_join fw.out fw/joined.csv fw/cli.out
 	grep -q '^join_fwd_in_p50_us=' fw.out
 	grep -q '^join_server_wakeup_p50_us=' fw.out
