@@ -122,8 +122,7 @@ static void json_hists(FILE *f, const struct run_results *r)
 	json_tail(f, ts);
 }
 
-void write_json(FILE *f, const struct kv_list *opts,
-		const struct run_results *r)
+void write_json(FILE *f, const struct run_results *r)
 {
 	fputs("{\n  \"netstage\": {\"version\": ", f);
 	json_string(f, NETSTAGE_VERSION);
@@ -132,9 +131,9 @@ void write_json(FILE *f, const struct kv_list *opts,
 	fputs(", \"role\": ", f);
 	json_string(f, r->role);
 	fputs("},\n  \"options\": {\n", f);
-	kv_json_members(opts, f, 4);
+	kv_json_members(&r->options, f, 4);
 	fputs("  },\n  \"results\": {\n", f);
-	kv_json_members(r->keys, f, 4);
+	kv_json_members(&r->keys, f, 4);
 	fputs("  },\n", f);
 	json_hists(f, r);
 	json_intervals(f, r);

@@ -12,7 +12,6 @@ struct run_results;
  * Options, results, the latency and stage histograms, per-interval
  * summaries.
  */
-void write_json(FILE *f, const struct kv_list *opts,
-		const struct run_results *r);
+void write_json(FILE *f, const struct run_results *r);
 
 #endif

@@ -1,10 +1,11 @@
 /*
  * --local: server and client in one invocation on loopback. The server
  * runs as a child process (its own threads, its own results) on free
- * ports it reports through a pipe; its stdout goes to a temporary file
- * that is printed after the client's results, every key prefixed
- * "server." while the client's are prefixed "client.". With --json the
- * two documents become one: {"client": ..., "server": ...}.
+ * ports. One pipe carries all it tells the parent: the port it listens
+ * on, then at its end its whole results model (results_wire.h). The
+ * parent keeps the client's model in memory too and makes every output
+ * of the two (local_out.h): keys prefixed "client." and "server.", one
+ * JSON document {"client": ..., "server": ...}, the waterfall.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,6 +21,7 @@
 #include "common.h"
 #include "local_out.h"
 #include "net.h"
+#include "results_wire.h"
 #include "run.h"
 #include "script/script.h"
 #include "side.h"
@@ -55,15 +57,31 @@ static char *side_kv_for_csv(struct options *o)
 	return was;
 }
 
-static void run_child(struct options *o, const struct workload *wl,
-		      struct local *l, int port_fd)
+/* The child's options lines, which the parent prints for it. */
+static struct kv_list child_header;
+
+/* The server's model, with its options lines, down the pipe. */
+static void send_to_parent(struct run_results *r, void *arg)
 {
+	int fd = *(int *)arg;
+
+	r->header = child_header;
+	child_header = (struct kv_list){ 0 };
+	if (results_send(fd, r))
+		log_err("--local: the results for the parent: %s",
+			strerror(errno));
+	run_results_free(r);
+}
+
+static void run_child(struct options *o, const struct workload *wl,
+		      int fd)
+{
+	/* The server closes its port's fd once it has said the port. */
+	static int results_fd;
 	int rc;
 
-	dup2(fileno(l->server_out), STDOUT_FILENO);
-	side_table_to(l->server_table);
-	side_records_to(l->recs[0]);
-	side_results_to(l->peer, l->peer_ts);
+	results_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	side_results_to(send_to_parent, &results_fd);
 	o->client = 0;
 	o->local = 0;
 	o->enable_write = 0;
@@ -71,14 +89,17 @@ static void run_child(struct options *o, const struct workload *wl,
 	o->quiet = 1;
 	o->control_port = 0;
 	o->port = 0;
-	o->port_fd = port_fd;
+	o->port_fd = fd;
 	/* Loopback only, unless the user named an address. */
 	if (!o->local_host)
 		o->local_host = xstrdup(o->ipv6 ? "::1" : "127.0.0.1");
 	snprintf(o->prefix, sizeof(o->prefix), "server.");
 	log_set_role("netstage server");
+	/* The parent writes both sides' JSON, Perfetto and report. */
 	free(o->json);
-	o->json = l->server_json ? xstrdup(l->server_json) : NULL;
+	free(o->perfetto);
+	free(o->report);
+	o->json = o->perfetto = o->report = NULL;
 	if (o->all_samples) {
 		char *p = side_server_path(o->all_samples);
 
@@ -91,13 +112,9 @@ static void run_child(struct options *o, const struct workload *wl,
 		free(o->trace_records);
 		o->trace_records = p;
 	}
-	free(o->perfetto);
-	free(o->report);
-	o->perfetto = o->report = NULL;
-	options_print(o, wl->name);
+	options_header(o, wl->name, &child_header);
 	side_kv_for_csv(o);
 	rc = server_run(o, wl);
-	fflush(stdout);
 	/* The script's run() is the parent's: the child says its own error. */
 	if (script_current() && script_error(script_current())) {
 		log_err("script error (server): %s",
@@ -156,82 +173,34 @@ static int reap(pid_t pid)
 	return EXIT_RUNTIME;
 }
 
-/*
- * A side's own document, merged into the user's when both are done: in
- * $TMPDIR (the user's path may be a device or a fifo), made here with
- * O_EXCL and a random suffix, so nothing planted at a name netstage
- * would pick is followed. NULL, with errno, if it cannot be.
- */
-static const char *tmp_dir(void)
-{
-	const char *dir = getenv("TMPDIR");
-
-	return dir && *dir ? dir : "/tmp";
-}
-
-static char *tmp_name(const char *tag)
-{
-	const char *dir = tmp_dir();
-	size_t n;
-	char *s;
-	int fd;
-
-	n = strlen(dir) + 40;
-	s = xcalloc(1, n);
-	snprintf(s, n, "%s/netstage-%s.XXXXXX", dir, tag);
-	fd = mkostemp(s, O_CLOEXEC);
-	if (fd < 0) {
-		free(s);
-		return NULL;
-	}
-	close(fd);
-	out_track(s);
-	return s;
-}
-
 static void local_free(struct local *l)
 {
-	FILE *files[] = { l->server_out, l->server_table, l->client_out,
-			  l->peer, l->peer_ts, l->own, l->client_table,
-			  l->recs[0], l->recs[1] };
-
-	for (size_t i = 0; i < ARRAY_SIZE(files); i++)
-		if (files[i])
-			fclose(files[i]);
-	if (l->client_json) {
-		unlink(l->client_json);
-		out_untrack(l->client_json);
-	}
-	if (l->server_json) {
-		unlink(l->server_json);
-		out_untrack(l->server_json);
-	}
-	free(l->client_json);
-	free(l->server_json);
-	free(l->user_json);
+	run_results_free(l->side[0]);
+	run_results_free(l->side[1]);
+	free(l->json);
 	free(l->perfetto);
 	free(l->report);
 }
 
-/* JSON on stdout: the client's goes to a file the parent wraps. */
-static int client_to(struct local *l, struct options *o,
-		     const struct workload *wl)
+/* The client's model, kept for the outputs of both. */
+static void keep_client(struct run_results *r, void *arg)
 {
-	int saved, rc;
+	struct local *l = arg;
 
-	if (!l->client_out)
-		return client_run(o, wl);
-	fflush(stdout);
-	saved = dup(STDOUT_FILENO);
-	if (saved < 0 || dup2(fileno(l->client_out), STDOUT_FILENO) < 0) {
-		log_err("--local: %s", strerror(errno));
-		return EXIT_RUNTIME;
-	}
-	rc = client_run(o, wl);
-	fflush(stdout);
-	dup2(saved, STDOUT_FILENO);
-	close(saved);
-	return rc;
+	run_results_free(l->side[0]);
+	l->side[0] = r;
+}
+
+/* The server's model, at its end (it ends after the client). */
+static struct run_results *server_results(int fd)
+{
+	struct run_results *r;
+	char err[256];
+
+	r = results_recv(fd, SERVER_EXIT_MS, err, sizeof(err));
+	if (!r && *err)
+		log_err("--local: the server's results: %s", err);
+	return r;
 }
 
 /* Fail on an unwritable output path before anything starts. */
@@ -248,50 +217,74 @@ static int probe_outputs(const struct options *o)
 	return 0;
 }
 
+/* The client, with the files only the parent writes kept aside. */
+static int run_client(struct local *l, struct options *o,
+		      const struct workload *wl, int port)
+{
+	char *csv;
+	int rc;
+
+	o->control_port = port;
+	free(o->host);
+	o->host = o->local_host ? local_server_host(o->local_host)
+		: xstrdup(o->ipv6 ? "::1" : "127.0.0.1");
+	options_print(o, wl->name);
+	l->json = o->json;
+	l->perfetto = o->perfetto;
+	l->report = o->report;
+	o->json = o->perfetto = o->report = NULL;
+	side_results_to(keep_client, l);
+	csv = side_kv_for_csv(o);
+	rc = client_run(o, wl);
+	side_results_to(NULL, NULL);
+	if (csv) {
+		free(o->output_format);
+		o->output_format = csv;
+	}
+	return rc;
+}
+
+/* What the parent writes of both once both are done: -1 if one failed. */
+static int write_both(struct local *l, const struct options *o,
+		      const struct workload *wl, struct tracer *both, int ok)
+{
+	struct kv_list wf = { 0 };
+	struct waterfall *w = NULL;
+	int rc = 0;
+
+	if (ok && o->trace == 1)
+		w = local_waterfall(l, l->report != NULL, &wf);
+	local_print(l, o, w, &wf);
+	if (w && (l->perfetto || l->report) &&
+	    local_write_files(l, w, o, wl, both))
+		rc = -1;
+	else if (!w && ok && (l->perfetto || l->report)) {
+		log_err("--report/--perfetto: no traced transaction to write "
+			"(trace_error says why)");
+		rc = -1;
+	}
+	if (ok && l->json && local_write_json(l, &wf))
+		rc = -1;
+	local_keep_for_script(l);
+	if (w) {
+		waterfall_free(w);
+		free(w);
+	}
+	kv_free(&wf);
+	return rc;
+}
+
 int local_run(struct options *o, const struct workload *wl)
 {
 	struct local l = { 0 };
-	struct kv_list wf = { 0 };
-	struct waterfall *w = NULL;
 	struct tracer *both;
-	char *csv = NULL;
 	int pfd[2], port, rc, src;
 
 	if (probe_outputs(o))
 		return EXIT_RUNTIME;
-	l.server_out = tmpfile();
-	l.server_table = tmpfile();
-	if (o->trace == 1 && (l.recs[0] = tmpfile()) &&
-	    (l.recs[1] = tmpfile()))
-		side_records_to(l.recs[1]);
-	if ((!strcmp(o->output_format, "json") ||
-	     !strcmp(o->output_format, "csv")) && !(l.client_out = tmpfile()))
-		l.server_out = NULL;
-	if (glance_on(o) && (l.client_table = tmpfile()))
-		side_table_to(l.client_table);
-	if (script_current() || o->report)
-		l.peer = tmpfile();
-	if (script_current())
-		l.peer_ts = tmpfile();
-	if (o->report)
-		l.own = tmpfile();
-	if (!l.server_out || !l.server_table || pipe2(pfd, O_CLOEXEC)) {
+	if (pipe2(pfd, O_CLOEXEC)) {
 		log_err("--local: %s", strerror(errno));
 		return EXIT_RUNTIME;
-	}
-	if (o->json) {
-		l.user_json = o->json;
-		l.client_json = tmp_name("client");
-		l.server_json = tmp_name("server");
-		if (!l.client_json || !l.server_json) {
-			log_err("--json: no temporary file in %.200s "
-				"($TMPDIR, or /tmp): %s", tmp_dir(),
-				strerror(errno));
-			o->json = NULL;
-			local_free(&l);
-			return EXIT_RUNTIME;
-		}
-		o->json = xstrdup(l.client_json);
 	}
 	both = side_open_both(o, wl);
 	fflush(stdout);
@@ -299,62 +292,33 @@ int local_run(struct options *o, const struct workload *wl)
 	if (l.pid < 0) {
 		log_err("fork: %s", strerror(errno));
 		tracer_close(both);
-		local_free(&l);
+		close(pfd[0]);
+		close(pfd[1]);
 		return EXIT_RUNTIME;
 	}
 	if (l.pid == 0) {
 		close(pfd[0]);
-		run_child(o, wl, &l, pfd[1]);
+		run_child(o, wl, pfd[1]);
 	}
 	server_pid = l.pid;
 	close(pfd[1]);
 	port = read_port(pfd[0], l.pid);
-	close(pfd[0]);
 	if (port < 0) {
 		log_err("--local: the server did not start");
 		rc = EXIT_RUNTIME;
 	} else {
-		o->control_port = port;
-		free(o->host);
-		o->host = o->local_host ? local_server_host(o->local_host)
-			: xstrdup(o->ipv6 ? "::1" : "127.0.0.1");
-		options_print(o, wl->name);
-		l.perfetto = o->perfetto;
-		l.report = o->report;
-		side_results_to(l.own, NULL);
-		o->perfetto = o->report = NULL;
-		csv = side_kv_for_csv(o);
-		rc = client_to(&l, o, wl);
-		if (csv) {
-			free(o->output_format);
-			o->output_format = csv;
-		}
+		rc = run_client(&l, o, wl, port);
 	}
 	if (rc)
 		/* The server would wait for a client that will not come. */
 		kill(l.pid, SIGTERM);
+	l.side[1] = server_results(pfd[0]);
+	close(pfd[0]);
 	src = reap(l.pid);
 	server_pid = 0;
-	if (!rc && !src && l.recs[1])
-		w = local_waterfall(&l, o, wl, &wf);
-	if (l.peer && script_current())
-		local_keep_peer(&l, w);
-	local_finish_output(&l, o, w, &wf);
-	if (w && (l.perfetto || l.report) && local_write_files(&l, w, o, wl, both))
+	if (write_both(&l, o, wl, both, !rc && !src))
 		rc = EXIT_RUNTIME;
-	else if (!w && !rc && !src && (l.perfetto || l.report)) {
-		log_err("--report/--perfetto: no traced transaction to write "
-			"(trace_error says why)");
-		rc = EXIT_RUNTIME;
-	}
-	if (!rc && !src && l.user_json && local_merge_json(&l, &wf))
-		rc = EXIT_RUNTIME;
-	if (w) {
-		waterfall_free(w);
-		free(w);
-	}
 	tracer_close(both);
 	local_free(&l);
-	kv_free(&wf);
 	return rc ? rc : src;
 }

@@ -1,8 +1,9 @@
 /*
- * --local: what the parent makes of the two sides once both are done
- * (local.c runs them): the server's output after the client's, one
- * JSON document or CSV table of both, the joined waterfall, --perfetto
- * and --report of both, and the script's r.peer.
+ * --local: what the parent makes of the two sides' models once both are
+ * done (local.c runs them): the server's output after the client's,
+ * one JSON document or CSV table of both, the joined waterfall,
+ * --perfetto and --report of both, and the script's r.peer. Everything
+ * here reads the two models; nothing is read back from text.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -10,42 +11,34 @@
 
 #include "common.h"
 #include "html_report.h"
+#include "json_doc.h"
 #include "local_out.h"
 #include "outfile.h"
+#include "report.h"
 #include "script/script.h"
+#include "side_out.h"
 #include "trace/perfetto.h"
+#include "trace/recout.h"
 #include "trace/summary.h"
 #include "trace/tracer.h"
-#include "worker.h"
 
-static void copy_file(FILE *from, FILE *to)
-{
-	char buf[4096];
-	size_t n;
-
-	rewind(from);
-	while ((n = fread(buf, 1, sizeof(buf), from)) > 0)
-		fwrite(buf, 1, n, to);
-}
-
-/* A side's JSON, or null if it wrote none. */
-static void embed(FILE *to, FILE *from)
-{
-	if (!from || fseek(from, 0, SEEK_END) || ftell(from) <= 0) {
-		fputs("null", to);
-		return;
-	}
-	copy_file(from, to);
-}
+static const char *const prefix[2] = { "client.", "server." };
 
 /* One document: {"client": ..., "server": ..., "waterfall": {...}}. */
-static void json_wrap(FILE *to, FILE *client, FILE *server,
-		      const struct kv_list *wf)
+static void json_wrap(FILE *to, const struct local *l,
+		      const struct options *o, const struct kv_list *wf)
 {
-	fputs("{\"client\":\n", to);
-	embed(to, client);
-	fputs(",\n\"server\":\n", to);
-	embed(to, server);
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		fputs(i ? ",\n\"server\":\n" : "{\"client\":\n", to);
+		if (!l->side[i])
+			fputs("null", to);
+		else if (o)	/* stdout: as each side prints it */
+			side_print_results(l->side[i], o, prefix[i], to);
+		else
+			write_json(to, l->side[i]);
+	}
 	if (wf->n) {
 		fputs(",\n\"waterfall\": {\n", to);
 		kv_json_members(wf, to, 2);
@@ -54,60 +47,38 @@ static void json_wrap(FILE *to, FILE *client, FILE *server,
 	fputs("}\n", to);
 }
 
-/* --json FILE: the two sides' documents made one. */
-int local_merge_json(struct local *l, const struct kv_list *wf)
+/* path written by fill, whole or not at all (outfile.h). */
+static int write_whole(const char *path,
+		       void (*fill)(FILE *f, const void *arg), const void *arg)
 {
-	FILE *c = fopen(l->client_json, "r"), *s = fopen(l->server_json, "r");
-	struct out_file out;
+	struct out_file out = { 0 };
 	char err[256];
-	int rc = 0;
 
-	if (out_open(&out, l->user_json, err, sizeof(err)))
-		rc = -1;
-	else {
-		json_wrap(out.f, c, s, wf);
-		rc = out_commit(&out, err, sizeof(err));
-	}
-	if (c)
-		fclose(c);
-	if (s)
-		fclose(s);
-	if (rc)
-		log_err("%s", err);
-	return rc;
+	if (out_open(&out, path, err, sizeof(err)))
+		return log_err("%s", err), -1;
+	fill(out.f, arg);
+	if (out_commit(&out, err, sizeof(err)))
+		return log_err("%s", err), -1;
+	return 0;
 }
 
-/* A value's type back from its text: what JSON and Lua make of it. */
-static enum kv_type kv_type_of(const char *text)
-{
-	char *end;
+struct json_args {
+	const struct local *l;
+	const struct kv_list *wf;
+};
 
-	if (!*text)
-		return KV_STR;
-	strtod(text, &end);
-	if (*end && strcmp(text, "nan"))
-		return KV_STR;
-	return strpbrk(text, ".en") ? KV_NUM : KV_INT;
+static void fill_json(FILE *f, const void *arg)
+{
+	const struct json_args *a = arg;
+
+	json_wrap(f, a->l, NULL, a->wf);
 }
 
-/* A side's key=value lines, the "client."/"server." prefix dropped. */
-static void read_kv(FILE *f, struct kv_list *kv)
+int local_write_json(const struct local *l, const struct kv_list *wf)
 {
-	char *line = NULL, *eq, *dot;
-	size_t cap = 0;
+	struct json_args a = { l, wf };
 
-	rewind(f);
-	while (getline(&line, &cap, f) > 0) {
-		line[strcspn(line, "\n")] = '\0';
-		eq = strchr(line, '=');
-		dot = strchr(line, '.');
-		if (!eq || !dot || dot > eq)
-			continue;
-		*eq = '\0';
-		kv_str(kv, dot + 1, eq + 1);
-		kv->v[kv->n - 1].type = kv_type_of(eq + 1);
-	}
-	free(line);
+	return write_whole(l->json, fill_json, &a);
 }
 
 struct report_args {
@@ -129,28 +100,13 @@ static void fill_report(FILE *f, const void *arg)
 	html_report_write(f, a->w, a->m);
 }
 
-/* path written by fill, whole or not at all (outfile.h). */
-static int write_whole(const char *path,
-		       void (*fill)(FILE *f, const void *arg), const void *arg)
-{
-	struct out_file out = { 0 };
-	char err[256];
-
-	if (out_open(&out, path, err, sizeof(err)))
-		return log_err("%s", err), -1;
-	fill(out.f, arg);
-	if (out_commit(&out, err, sizeof(err)))
-		return log_err("%s", err), -1;
-	return 0;
-}
-
 /*
  * --perfetto and --report: both sides' records, which only the parent
  * has, in one file each.
  */
 int local_write_files(const struct local *l, const struct waterfall *w,
-		       const struct options *o, const struct workload *wl,
-		       struct tracer *both)
+		      const struct options *o, const struct workload *wl,
+		      struct tracer *both)
 {
 	struct kv_list opts = { 0 };
 	struct html_meta m = {
@@ -158,7 +114,6 @@ int local_write_files(const struct local *l, const struct waterfall *w,
 		.hooks = both ? tracer_hooks(both) : NULL, .options = &opts,
 	};
 	struct report_args a = { w, &m };
-	struct kv_list keys[2] = { { 0 } };
 	int rc = 0;
 
 	/* Untraced (no privileges, say): nothing to draw, no empty file. */
@@ -169,90 +124,64 @@ int local_write_files(const struct local *l, const struct waterfall *w,
 		rc = -1;
 	options_dump(o, &opts);
 	/* What each side could not time, which its records do not show. */
-	if (l->own && l->peer) {
-		read_kv(l->own, &keys[0]);
-		read_kv(l->peer, &keys[1]);
-		m.keys[0] = &keys[0];
-		m.keys[1] = &keys[1];
-	}
+	m.keys[0] = &l->side[0]->keys;
+	m.keys[1] = &l->side[1]->keys;
 	if (l->report && write_whole(l->report, fill_report, &a))
 		rc = -1;
-	kv_free(&keys[0]);
-	kv_free(&keys[1]);
 	kv_free(&opts);
 	return rc;
 }
 
-/*
- * The two sides' records (trace/waterfall.h), the client's first;
- * joined, the server's stages inside the client's `remote` on the clock
- * both share, with the keys in kv. NULL if they could not be read.
- */
-struct waterfall *local_waterfall(struct local *l, const struct options *o,
-				   const struct workload *wl,
-				   struct kv_list *kv)
+struct waterfall *local_waterfall(const struct local *l, int keep,
+				  struct kv_list *kv)
 {
-	struct waterfall *w = xcalloc(1, sizeof(*w));
-	struct run_shared rs = { .o = o, .wl = wl };
+	struct waterfall *w;
 	int i;
 
-	w->n = 2;
-	w->keep = l->report != NULL;
-	for (i = 0; i < 2; i++) {
-		rs.is_client = !i;
-		w->t[i].side = trace_side(&rs);
-		snprintf(w->t[i].name, sizeof(w->t[i].name), "%s",
-			 i ? "server" : "client");
-	}
-	/* t[0] is the client: its records are recs[1]. */
-	if (waterfall_load(&w->t[0], l->recs[1]) ||
-	    waterfall_load(&w->t[1], l->recs[0])) {
-		log_err("--local: the records for the waterfall: %s",
-			strerror(errno));
-		waterfall_free(w);
-		free(w);
+	if (!l->side[0] || !l->side[1])
 		return NULL;
+	w = xcalloc(1, sizeof(*w));
+	w->n = 2;
+	w->keep = keep;
+	for (i = 0; i < 2; i++) {
+		w->t[i].side = l->side[i]->side;
+		snprintf(w->t[i].name, sizeof(w->t[i].name), "%s",
+			 l->side[i]->role);
+		recout_table(&w->t[i], &l->side[i]->recs);
+		join_sort(&w->t[i]);
 	}
 	if (w->t[0].n && !waterfall_join(w, 1) && w->joined)
 		waterfall_kv(w, "", kv);
 	return w;
 }
 
-/*
- * --script: run()'s result gets the server's as r.peer: its keys, its
- * trace summary and its records (the waterfall's, when there is one).
- */
-void local_keep_peer(struct local *l, const struct waterfall *w)
+void local_keep_for_script(struct local *l)
 {
-	struct trace_summary *ts = xcalloc(1, sizeof(*ts));
-	struct kv_list kv = { 0 };
-	int have_ts = 0;
+	struct script *sc = script_current();
 
-	read_kv(l->peer, &kv);
-	if (l->peer_ts) {
-		rewind(l->peer_ts);
-		have_ts = fread(ts, sizeof(*ts), 1, l->peer_ts) == 1;
-	}
-	if (kv.n)
-		script_keep_peer(script_current(), &kv, have_ts ? ts : NULL,
-				 w ? w->t[1].r : NULL, w ? w->t[1].n : 0);
-	kv_free(&kv);
-	free(ts);
+	if (!sc)
+		return;
+	if (l->side[0])
+		script_keep_results(sc, l->side[0]);
+	if (l->side[1])
+		script_keep_peer(sc, l->side[1]);
+	l->side[0] = l->side[1] = NULL;
 }
 
 /*
  * --output-format csv: one table, a row per side, a column per key
  * either side has (the client's first), empty where a side has none.
  */
-static void csv_table(FILE *client, FILE *server, FILE *to)
+static void csv_table(const struct local *l, const struct options *o,
+		      FILE *to)
 {
 	struct kv_list side[2] = { { 0 } }, cols = { 0 };
-	static const char *const name[] = { "client", "server" };
 	size_t i;
 	int k;
 
-	read_kv(client, &side[0]);
-	read_kv(server, &side[1]);
+	for (k = 0; k < 2; k++)
+		if (l->side[k])
+			report_select(&l->side[k]->keys, o, &side[k]);
 	for (k = 0; k < 2; k++)
 		for (i = 0; i < side[k].n; i++)
 			if (!kv_get(&cols, side[k].v[i].key))
@@ -264,7 +193,7 @@ static void csv_table(FILE *client, FILE *server, FILE *to)
 	for (k = 0; k < 2; k++) {
 		if (!side[k].n)
 			continue;
-		fputs(name[k], to);
+		fputs(l->side[k]->role, to);
 		for (i = 0; i < cols.n; i++)
 			csv_field(to, kv_get(&side[k], cols.v[i].key) ?: "", 1);
 		fputc('\n', to);
@@ -274,35 +203,47 @@ static void csv_table(FILE *client, FILE *server, FILE *to)
 	kv_free(&cols);
 }
 
+/* Each side's results, the server's options lines first (kv). */
+static void print_sides(const struct local *l, const struct options *o)
+{
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if (!l->side[i])
+			continue;
+		kv_print(&l->side[i]->header, stdout, prefix[i]);
+		side_print_results(l->side[i], o, prefix[i], stdout);
+	}
+}
+
 /*
- * After the client's output, in the format asked for: the server's
- * results, then the waterfall (or, in the summary, the two stage tables
- * if there is none). Whole files: nothing of one side interleaves.
+ * In the format asked for: the client's results, the server's, then the
+ * waterfall's keys (or, in the summary, the two stage tables if there
+ * is no waterfall). Whole: nothing of one side interleaves.
  */
-void local_finish_output(struct local *l, const struct options *o,
-			  const struct waterfall *w, const struct kv_list *wf)
+void local_print(const struct local *l, const struct options *o,
+		 const struct waterfall *w, const struct kv_list *wf)
 {
 	int json = !strcmp(o->output_format, "json"), human = glance_on(o);
 	int csv = !strcmp(o->output_format, "csv");
-	int joined = w && w->joined;
+	int joined = w && w->joined, i;
 	FILE *tables = human ? stdout : stderr;
 
 	fflush(stdout);
 	fflush(stderr);
 	if (json)
-		json_wrap(stdout, l->client_out, l->server_out, wf);
+		json_wrap(stdout, l, o, wf);
 	else if (csv)
-		csv_table(l->client_out, l->server_out, stdout);
+		csv_table(l, o, stdout);
 	else
-		copy_file(l->server_out, stdout);
+		print_sides(l, o);
 	if (!json && !csv && !human && !o->output)
 		kv_print(wf, stdout, "waterfall.");
 	fflush(stdout);
-	if (!human || !joined) {
-		if (l->client_table)
-			copy_file(l->client_table, tables);
-		copy_file(l->server_table, tables);
-	}
+	for (i = 0; i < 2 && (!human || !joined); i++)
+		if (l->side[i] && l->side[i]->traced)
+			trace_table(&l->side[i]->ts, tables,
+				    l->side[i]->role);
 	if (joined)
 		waterfall_print(w, "netstage waterfall", "= latency", tables);
 	fflush(tables);

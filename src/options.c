@@ -686,10 +686,9 @@ void options_dump(const struct options *o, struct kv_list *out)
 	dump_but(o, 0, out);
 }
 
-void options_print(const struct options *o, const char *workload)
+void options_header(const struct options *o, const char *workload,
+		    struct kv_list *out)
 {
-	struct kv_list kv = { 0 };
-
 	/* -o: the selected results are the whole output; a person at a
 	 * terminal sees the summary (glance.h); JSON holds the options, CSV is
 	 * one table of results. */
@@ -697,9 +696,16 @@ void options_print(const struct options *o, const char *workload)
 	     !strcmp(o->output_format, "csv")) && !o->dry_run)
 		return;
 
-	kv_str(&kv, "workload", workload);
-	kv_str(&kv, "version", NETSTAGE_VERSION);
-	dump_but(o, o->trace ? OPT_TRACED_RESULT : 0, &kv);
+	kv_str(out, "workload", workload);
+	kv_str(out, "version", NETSTAGE_VERSION);
+	dump_but(o, o->trace ? OPT_TRACED_RESULT : 0, out);
+}
+
+void options_print(const struct options *o, const char *workload)
+{
+	struct kv_list kv = { 0 };
+
+	options_header(o, workload, &kv);
 	kv_print(&kv, stdout, o->prefix);
 	fflush(stdout);
 	kv_free(&kv);

@@ -169,7 +169,13 @@ int options_inflight(const struct options *o, int traced);
 
 /* Every option of the workload as key=value, in table order. */
 void options_dump(const struct options *o, struct kv_list *out);
-/* "workload=NAME" and the dump on stdout, each key after o->prefix. */
+/*
+ * "workload=NAME", the version and the dump, as the key=value output
+ * starts; nothing in the formats that start otherwise.
+ */
+void options_header(const struct options *o, const char *workload,
+		    struct kv_list *out);
+/* options_header() on stdout, each key after o->prefix. */
 void options_print(const struct options *o, const char *workload);
 /* The man page, in roff, from the option table: every workload's. */
 void options_man(FILE *f);

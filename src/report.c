@@ -359,23 +359,29 @@ static void select_keys_all(const struct kv_list *all, struct kv_list *out)
 	}
 }
 
+void report_select(const struct kv_list *results, const struct options *o,
+		   struct kv_list *out)
+{
+	if (o->output)
+		select_keys(results, o->output, out);
+	else
+		select_keys_all(results, out);
+}
+
 void report_print(const struct kv_list *results, const struct options *o,
-		  FILE *f)
+		  const char *prefix, FILE *f)
 {
 	struct kv_list sel = { 0 };
 	size_t i;
 
 	if (!o->output && strcmp(o->output_format, "csv")) {
-		kv_print(results, f, o->prefix);
+		kv_print(results, f, prefix);
 		return;
 	}
-	if (o->output)
-		select_keys(results, o->output, &sel);
-	else
-		select_keys_all(results, &sel);
+	report_select(results, o, &sel);
 	if (!strcmp(o->output_format, "csv")) {
 		for (i = 0; i < sel.n; i++)
-			fprintf(f, "%s%s%s", i ? "," : "", o->prefix,
+			fprintf(f, "%s%s%s", i ? "," : "", prefix,
 				sel.v[i].key);
 		fputc('\n', f);
 		for (i = 0; i < sel.n; i++)
@@ -387,10 +393,10 @@ void report_print(const struct kv_list *results, const struct options *o,
 		fputs("}\n", f);
 	} else if (!strcmp(o->output_format, "human")) {
 		for (i = 0; i < sel.n; i++)
-			fprintf(f, "%s%-32s %s\n", o->prefix, sel.v[i].key,
+			fprintf(f, "%s%-32s %s\n", prefix, sel.v[i].key,
 				sel.v[i].text);
 	} else {
-		kv_print(&sel, f, o->prefix);
+		kv_print(&sel, f, prefix);
 	}
 	kv_free(&sel);
 }

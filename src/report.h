@@ -57,10 +57,13 @@ void report_kv(const struct side_result *r, const struct run_shared *rs,
 /*
  * Print the results (all, or with -o only the selected keys, in their
  * order) as kv, csv (a header line and a value line), json (an object)
- * or, with -o, human (aligned columns).
+ * or, with -o, human (aligned columns); each key after prefix.
  */
 void report_print(const struct kv_list *results, const struct options *o,
-		  FILE *f);
+		  const char *prefix, FILE *f);
+/* The keys -o selects, in its order, or all of them without -o. */
+void report_select(const struct kv_list *results, const struct options *o,
+		   struct kv_list *out);
 /* -o: 0, or -1 with the first key no result of this run can have. */
 int report_check_keys(const struct options *o, const struct workload *wl,
 		      char *err, size_t len);

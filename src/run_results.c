@@ -6,6 +6,13 @@ void run_results_free(struct run_results *r)
 {
 	int i;
 
+	if (!r)
+		return;
+	kv_free(&r->keys);
+	kv_free(&r->options);
+	kv_free(&r->header);
+	free(r->error);
+	free(r->iv);
 	for (i = 0; i < r->recs.nworkers; i++)
 		free(r->recs.recs[i]);
 	free(r->samples);

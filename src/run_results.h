@@ -23,11 +23,17 @@
 
 struct run_results {
 	int is_client;
-	const char *role;		/* client, server or observe */
-	const char *workload;
+	char role[16];			/* client, server or observe */
+	char workload[32];
 	int is_rr;
 	enum ns_side side;		/* the tracer's name for this end */
-	const struct kv_list *keys;	/* as printed */
+	struct kv_list keys;		/* as printed */
+	struct kv_list options;		/* every option: JSON's "options" */
+	/*
+	 * --local's server: the options lines its output starts with
+	 * (options_header()), which the parent prints for it.
+	 */
+	struct kv_list header;
 	/* transactions/s or, with throughput_mbps, Mbit/s, as measured */
 	double throughput;
 	int throughput_mbps;
@@ -37,17 +43,17 @@ struct run_results {
 	double cpu_util;		/* % of the machine; < 0 unknown */
 	int ncpus;
 	double service_demand_us;	/* per transaction or KB; < 0 none */
-	const char *error;		/* NULL: none */
+	char *error;			/* NULL: none */
 	int has_lat;			/* an rr client: lat is its latency */
 	struct hist lat;
 	uint64_t t_start;		/* the test's start, CLOCK_MONOTONIC */
-	const struct interval_sum *iv;	/* per interval, niv of them */
+	struct interval_sum *iv;	/* per interval, niv of them */
 	long niv;
 	int iv_lat;			/* the intervals have latency */
 	int trace_asked, traced;
-	const char *trace_off;		/* asked, not traced: why */
+	char trace_off[256];		/* asked, not traced: why */
 	int trace_hist;			/* --trace=hist: no records */
-	struct trace_summary ts;	/* when traced */
+	struct trace_summary ts;	/* when traced; ts.cost NULL */
 	int has_cost;			/* cost: what tracing cost, measured */
 	struct trace_cost_parts cost;
 	int cost_both_ends;		/* cost covers both ends (--local) */
@@ -56,13 +62,20 @@ struct run_results {
 	 * them past the side takes them (and sets these NULL).
 	 */
 	struct rec_set recs;
-	/* The samples (-A), by worker: the workers' own, lent. */
+	/*
+	 * The samples (-A), by worker: the workers' own, lent for the
+	 * side's outputs only (NULL once the model leaves the side).
+	 */
 	struct sample_set *samples;
 	int nsample_sets;
 	struct percentiles pc;		/* samples.csv's latency columns */
 };
 
-/* Free what r owns (records not taken) and r itself. */
+/*
+ * Everything but the samples is r's own: it outlives the side that
+ * built it (--local's parent, the script's r = run()).
+ * Free what r owns (records not taken) and r itself.
+ */
 void run_results_free(struct run_results *r);
 
 #endif

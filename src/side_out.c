@@ -21,50 +21,15 @@
 #include "trace/summary.h"
 #include "trace/tracer.h"
 
-/* Where the stage table goes (NULL: stderr). */
-static FILE *table_out;
+/* --local: where the model goes instead of the side's outputs. */
+static void (*hand_to)(struct run_results *r, void *arg);
+static void *hand_arg;
 
-void side_table_to(FILE *f)
+void side_results_to(void (*fn)(struct run_results *r, void *arg),
+		     void *arg)
 {
-	table_out = f;
-}
-
-/*
- * Where the result keys go too, and the trace summary (its histograms),
- * for a --local script's r.peer (or NULL).
- */
-static FILE *results_out, *summary_out;
-
-void side_results_to(FILE *keys, FILE *summary)
-{
-	results_out = keys;
-	summary_out = summary;
-}
-
-static void write_results(const struct side *s, const struct kv_list *kv)
-{
-	struct trace_summary *ts;
-
-	kv_print(kv, results_out, s->o->prefix);
-	fflush(results_out);
-	if (!summary_out || !s->rs.tracer)
-		return;
-	/* Its histograms make it large: not on the stack. */
-	ts = xcalloc(1, sizeof(*ts));
-	*ts = s->res.trace;
-	ts->cost = NULL;	/* a pointer: no meaning in the reader */
-	if (fwrite(ts, sizeof(*ts), 1, summary_out) != 1 || fflush(summary_out))
-		log_err("--local: the trace summary for the script: %s",
-			strerror(errno));
-	free(ts);
-}
-
-/* Where the kept records are dumped for --local's waterfall (or NULL). */
-static FILE *records_out;
-
-void side_records_to(FILE *f)
-{
-	records_out = f;
+	hand_to = fn;
+	hand_arg = arg;
 }
 
 /* The workers' samples (-A), lent: the workers outlive the results. */
@@ -98,7 +63,16 @@ static void side_totals(const struct side *s, struct run_results *r)
 	r->ncpus = cpu_count();
 	r->service_demand_us = observe ? -1 :
 			       report_service_demand_us(res, &s->rs);
-	r->error = res->error;
+	r->error = res->error ? xstrdup(res->error) : NULL;
+}
+
+/* The intervals, copied: the side's go with it. */
+static void copy_intervals(const struct side *s, struct run_results *r)
+{
+	r->niv = s->rs.iv.nsums;
+	r->iv = xcalloc(r->niv ? r->niv : 1, sizeof(*r->iv));
+	if (r->niv)
+		memcpy(r->iv, s->rs.iv.sums, r->niv * sizeof(*r->iv));
 }
 
 /*
@@ -107,18 +81,20 @@ static void side_totals(const struct side *s, struct run_results *r)
  * records move into it.
  */
 static struct run_results *side_run_results(struct side *s,
-					    const struct kv_list *keys)
+					    struct kv_list *keys)
 {
 	struct run_results *r = xcalloc(1, sizeof(*r));
 	struct rec_set *rs = &r->recs;
 	int i;
 
 	r->is_client = s->rs.is_client;
-	r->role = side_role(s);
-	r->workload = s->wl->name;
+	snprintf(r->role, sizeof(r->role), "%s", side_role(s));
+	snprintf(r->workload, sizeof(r->workload), "%s", s->wl->name);
 	r->is_rr = s->wl->is_rr;
 	r->side = trace_side(&s->rs);
-	r->keys = keys;
+	r->keys = *keys;
+	*keys = (struct kv_list){ 0 };
+	options_dump(s->o, &r->options);
 	r->pc = s->o->percentiles;
 	lend_samples(s, r);
 	side_totals(s, r);
@@ -126,19 +102,21 @@ static struct run_results *side_run_results(struct side *s,
 	r->has_lat = s->wl->is_rr && r->is_client;
 	r->lat = s->res.lat;
 	r->t_start = s->res.t_start;
-	r->iv = s->rs.iv.sums;
-	r->niv = s->rs.iv.nsums;
+	copy_intervals(s, r);
 	r->iv_lat = s->rs.iv.is_rr && r->is_client;
 	r->trace_asked = s->o->trace != 0;
 	r->traced = s->rs.tracer != NULL;
 	r->trace_hist = s->rs.trace_hist;
 	if (!r->traced) {
-		r->trace_off = s->trace_off;
+		snprintf(r->trace_off, sizeof(r->trace_off), "%s",
+			 s->trace_off);
 		return r;
 	}
 	r->ts = s->res.trace;
 	r->has_cost = r->ts.cost &&
 		      !trace_cost_parts(r->ts.cost, r->ts.user_ns, &r->cost);
+	/* The keys have what it measured; a pointer means nothing later. */
+	r->ts.cost = NULL;
 	r->cost_both_ends = tracer_both_ends(s->rs.tracer);
 	for (i = 0; i < s->nworkers && i < NS_MAX_RINGS; i++) {
 		struct trace_worker *tw = s->workers[i].tw;
@@ -174,11 +152,10 @@ static int write_report(struct side *s, const struct run_results *r,
 			char *err, size_t len)
 {
 	struct waterfall *w = xcalloc(1, sizeof(*w));
-	struct kv_list opts = { 0 };
 	struct html_meta m = {
 		.workload = r->workload, .interval_s = s->o->interval,
 		.hooks = s->rs.tracer ? tracer_hooks(s->rs.tracer) : NULL,
-		.options = &opts, .keys = { r->keys },
+		.options = &r->options, .keys = { &r->keys },
 	};
 	int rc;
 
@@ -188,13 +165,11 @@ static int write_report(struct side *s, const struct run_results *r,
 	snprintf(w->t[0].name, sizeof(w->t[0].name), "%s", r->role);
 	recout_table(&w->t[0], &r->recs);
 	join_sort(&w->t[0]);
-	options_dump(s->o, &opts);
 	waterfall_join(w, 1);
 	html_report_write(s->report.f, w, &m);
 	rc = out_commit(&s->report, err, len);
 	waterfall_free(w);
 	free(w);
-	kv_free(&opts);
 	return rc;
 }
 
@@ -214,40 +189,21 @@ static void say_records_kept(const struct trace_summary *t)
 		t->records_slowest ? "the rest" : "them");
 }
 
-/* The results on stdout: key=value lines, the summary or JSON. */
-static void print_results(struct side *s, const struct run_results *r)
+void side_print_results(const struct run_results *r,
+			const struct options *o, const char *prefix, FILE *f)
 {
-	struct kv_list opts = { 0 };
-
-	if (glance_on(s->o)) {
-		glance_side(r, stdout);
-	} else if (!s->o->output && !strcmp(s->o->output_format, "json")) {
-		options_dump(s->o, &opts);
-		write_json(stdout, &opts, r);
-		kv_free(&opts);
-	} else {
-		report_print(r->keys, s->o, stdout);
-	}
-	fflush(stdout);
-}
-
-/* The trace's table, and --local's records for the parent's waterfall. */
-static void trace_outputs(struct side *s, const struct run_results *r)
-{
-	FILE *f = table_out ? table_out : glance_on(s->o) ? stdout : stderr;
-
-	trace_table(&r->ts, f, r->role);
-	/* A --local server leaves by _exit(): no stdio flush then. */
+	if (glance_on(o))
+		glance_side(r, f);
+	else if (!o->output && !strcmp(o->output_format, "json"))
+		write_json(f, r);
+	else
+		report_print(&r->keys, o, prefix, f);
 	fflush(f);
-	if (records_out && recout_dump(records_out, &r->recs))
-		log_err("--local: the records for the waterfall: %s",
-			strerror(errno));
 }
 
 /* The files the options asked for, each whole or not at all: 1 if not. */
 static int write_files(struct side *s, const struct run_results *r)
 {
-	struct kv_list opts = { 0 };
 	char err[256];
 	int rc = 0;
 
@@ -274,12 +230,10 @@ static int write_files(struct side *s, const struct run_results *r)
 			log_err("%s", err), rc = 1;
 	}
 	if (s->json.f) {
-		options_dump(s->o, &opts);
-		write_json(s->json.f, &opts, r);
+		write_json(s->json.f, r);
 		if (out_commit(&s->json, err, sizeof(err)))
 			log_err("%s", err), rc = 1;
 	}
-	kv_free(&opts);
 	return rc;
 }
 
@@ -317,16 +271,20 @@ int side_finish(struct side *s)
 	for (size_t i = 0; i < s->extra.n; i++)
 		kv_str(&results, s->extra.v[i].key, s->extra.v[i].text);
 	r = side_run_results(s, &results);
-	print_results(s, r);
-	if (results_out)
-		write_results(s, &results);
+	if (!hand_to)
+		side_print_results(r, s->o, s->o->prefix, stdout);
 	say_run(s, r);
-	if (r->traced)
-		trace_outputs(s, r);
+	if (r->traced && !hand_to) {
+		trace_table(&r->ts, glance_on(s->o) ? stdout : stderr, r->role);
+		fflush(glance_on(s->o) ? stdout : stderr);
+	}
 	rc = write_files(s, r);
-	if (s->rs.script)
-		script_keep_results(s->rs.script, r);
-	run_results_free(r);
+	if (hand_to)
+		hand_to(r, hand_arg);		/* takes r */
+	else if (s->rs.script)
+		script_keep_results(s->rs.script, r);	/* takes r */
+	else
+		run_results_free(r);
 	kv_free(&results);
 	return rc;
 }

@@ -9,21 +9,20 @@
 
 #include "side.h"
 
+struct run_results;
 /*
- * The stage table goes to f rather than stderr: a --local server's, for
- * its parent to print whole after the client's.
+ * --local: the side's results model goes to fn, which then owns it,
+ * instead of to stdout, the stage table and the script; the side still
+ * says on stderr what it says and writes its own files.
  */
-void side_table_to(FILE *f);
+void side_results_to(void (*fn)(struct run_results *r, void *arg),
+		     void *arg);
 /*
- * --local: the side's kept trace records are dumped to f as it
- * finishes (recout_dump()), for the parent's waterfall.
+ * r on f as the options ask: the terminal's summary, the JSON document
+ * or the key=value lines (-o's selection), each key after prefix.
  */
-void side_records_to(FILE *f);
-/*
- * --local with a script: the result keys are written to `keys` as
- * well, and a traced side's struct trace_summary to `summary`.
- */
-void side_results_to(FILE *keys, FILE *summary);
+void side_print_results(const struct run_results *r,
+			const struct options *o, const char *prefix, FILE *f);
 /* Print the results and write the files: 0, or 1 if a file failed. */
 int side_finish(struct side *s);
 /*

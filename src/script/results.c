@@ -22,27 +22,15 @@
 #define REC_MT "netstage.record"
 #define RESULTS_KEY "netstage.results"
 
+/*
+ * A side's results model, the script's own once run() returns (taken,
+ * not copied), with what the iterator needs of its stages.
+ */
 struct kept {
-	int is_client;
-	const char *role;	/* side_role(): client, server or observe */
-	const char *workload;
-	struct kv_list keys;
-	/* r.throughput: transactions/s or Mbit/s, as measured (not printed) */
-	double throughput;
-	int has_lat;
-	struct hist lat;
-	int trace_asked, traced;
-	struct trace_summary ts;
+	struct run_results *r;
 	int nstages;
 	const struct stage_def *defs;
-	struct trace_rec *recs[NS_MAX_RINGS];	/* by worker */
-	long nrec[NS_MAX_RINGS];
-	int nworkers;
 	long nrecs;			/* in all */
-	uint64_t t_start;		/* the test's start: rec.t is from it */
-	struct interval_sum *iv;	/* r.intervals */
-	long niv;
-	int iv_lat;			/* they have latency percentiles */
 	struct kept *peer;		/* --local: the server's results */
 };
 
@@ -55,123 +43,47 @@ void results_free(struct kept *k)
 {
 	if (!k)
 		return;
-	kv_free(&k->keys);
 	results_free(k->peer);
-	free(k->iv);
-	for (int i = 0; i < k->nworkers; i++)
-		free(k->recs[i]);
+	run_results_free(k->r);
 	free(k);
 }
 
-/* Take the record arrays over: their owner would free them. */
-static void keep_records(struct kept *k, struct run_results *r)
+/* r becomes the script's: the samples it lent stay with their side. */
+static struct kept *keep(struct run_results *r)
 {
-	int i;
+	struct kept *k = xcalloc(1, sizeof(*k));
 
-	for (i = 0; i < r->recs.nworkers; i++) {
-		k->recs[i] = r->recs.recs[i];
-		k->nrec[i] = r->recs.n[i];
-		k->nrecs += r->recs.n[i];
-		r->recs.recs[i] = NULL;
-		r->recs.n[i] = 0;
+	free(r->samples);
+	r->samples = NULL;
+	r->nsample_sets = 0;
+	k->r = r;
+	k->nrecs = rec_set_count(&r->recs);
+	if (r->traced) {
+		k->nstages = trace_stage_count(&r->ts);
+		k->defs = trace_stage_defs(&r->ts);
 	}
-	k->nworkers = r->recs.nworkers;
-}
-
-static void copy_keys(struct kv_list *to, const struct kv_list *from)
-{
-	size_t i;
-
-	for (i = 0; i < from->n; i++) {
-		kv_str(to, from->v[i].key, from->v[i].text);
-		to->v[to->n - 1].type = from->v[i].type;
-	}
+	return k;
 }
 
 void script_keep_results(struct script *sc, struct run_results *r)
 {
-	struct kept *k = xcalloc(1, sizeof(*k));
-
-	k->is_client = r->is_client;
-	k->role = r->role;
-	k->workload = r->workload;
-	copy_keys(&k->keys, r->keys);
-	k->throughput = r->throughput;
-	k->has_lat = r->has_lat;
-	k->lat = r->lat;
-	k->t_start = r->t_start;
-	k->niv = r->niv;
-	k->iv = xcalloc(k->niv ? k->niv : 1, sizeof(*k->iv));
-	if (k->niv)	/* no intervals: no array to copy from */
-		memcpy(k->iv, r->iv, k->niv * sizeof(*k->iv));
-	k->iv_lat = r->iv_lat;
-	k->trace_asked = r->trace_asked;
-	k->traced = r->traced;
-	if (k->traced) {
-		k->ts = r->ts;
-		k->nstages = trace_stage_count(&k->ts);
-		k->defs = trace_stage_defs(&k->ts);
-		keep_records(k, r);
-	}
 	results_free(sc->kept);
-	sc->kept = k;
+	sc->kept = keep(r);
+}
+
+void script_keep_peer(struct script *sc, struct run_results *peer)
+{
+	if (!sc->kept) {
+		run_results_free(peer);
+		return;
+	}
+	results_free(sc->kept->peer);
+	sc->kept->peer = keep(peer);
 }
 
 static const char *key_text(const struct kept *k, const char *key)
 {
-	return kv_get(&k->keys, key);
-}
-
-/* The server's records, as the worker arrays the iterator walks. */
-static void peer_records(struct kept *p, const struct join_rec *recs, long n)
-{
-	struct trace_rec *r = xcalloc(n ? n : 1, sizeof(*r));
-	long i;
-
-	for (i = 0; i < n; i++) {
-		r[i].flow_id = recs[i].flow_id;
-		r[i].seq = recs[i].seq;
-		r[i].port = recs[i].port;
-		r[i].next_port = recs[i].next_port;
-		r[i].slowest = recs[i].slowest;
-		memcpy(r[i].b, recs[i].b, sizeof(r[i].b));
-	}
-	p->recs[0] = r;
-	p->nrec[0] = p->nrecs = n;
-	p->nworkers = 1;
-}
-
-void script_keep_peer(struct script *sc, const struct kv_list *keys,
-		      const struct trace_summary *ts,
-		      const struct join_rec *recs, long n)
-{
-	struct kept *p;
-	const char *t;
-
-	if (!sc->kept)
-		return;
-	p = xcalloc(1, sizeof(*p));
-	p->role = "server";
-	p->workload = sc->kept->workload;
-	copy_keys(&p->keys, keys);
-	/* As the server printed it: two decimals (issue 41). */
-	t = key_text(p, "throughput");
-	if (!t)
-		t = key_text(p, "throughput_Mbps");
-	p->throughput = t ? strtod(t, NULL) : 0;
-	t = key_text(p, "time_start");
-	p->t_start = t ? (uint64_t)(strtod(t, NULL) * 1e9) : 0;
-	p->iv = xcalloc(1, sizeof(*p->iv));
-	p->trace_asked = sc->kept->trace_asked;
-	p->traced = ts != NULL;
-	if (ts) {
-		p->ts = *ts;
-		p->nstages = trace_stage_count(&p->ts);
-		p->defs = trace_stage_defs(&p->ts);
-		peer_records(p, recs, recs ? n : 0);
-	}
-	results_free(sc->kept->peer);
-	sc->kept->peer = p;
+	return kv_get(&k->r->keys, key);
 }
 
 static void push_hist(lua_State *L, const struct hist *h)
@@ -369,7 +281,7 @@ static int rec_index(lua_State *L)
 				   r->r->b[r->k->defs[0].from]) / 1e3);
 	else if (!strcmp(k, "t"))
 		lua_pushnumber(L, ((double)r->r->b[r->k->defs[0].from] -
-				   (double)r->k->t_start) / 1e9);
+				   (double)r->k->r->t_start) / 1e9);
 	else if (!strcmp(k, "kept"))
 		lua_pushstring(L, r->r->slowest ? "slowest" : "sample");
 	else if (!strcmp(k, "held"))
@@ -397,16 +309,18 @@ static int records_next(lua_State *L)
 	lua_Integer i = lua_tointeger(L, lua_upvalueindex(3));
 	struct lrec *r;
 
-	while (w < k->nworkers && i >= k->nrec[w])
+	const struct rec_set *rs = &k->r->recs;
+
+	while (w < rs->nworkers && i >= rs->n[w])
 		w++, i = 0;
-	if (w >= k->nworkers)
+	if (w >= rs->nworkers)
 		return 0;
 	lua_pushinteger(L, w);
 	lua_replace(L, lua_upvalueindex(2));
 	lua_pushinteger(L, i + 1);
 	lua_replace(L, lua_upvalueindex(3));
 	r = lua_newuserdata(L, sizeof(*r));
-	r->r = &k->recs[w][i];
+	r->r = &rs->recs[w][i];
 	r->k = k;
 	luaL_setmetatable(L, REC_MT);
 	return 1;
@@ -439,9 +353,11 @@ static void push_keys(lua_State *L, const struct kept *k)
 {
 	size_t i;
 
-	lua_createtable(L, 0, (int)k->keys.n);
-	for (i = 0; i < k->keys.n; i++) {
-		const struct kv *v = &k->keys.v[i];
+	const struct kv_list *keys = &k->r->keys;
+
+	lua_createtable(L, 0, (int)keys->n);
+	for (i = 0; i < keys->n; i++) {
+		const struct kv *v = &keys->v[i];
 
 		if (v->type == KV_STR)
 			lua_pushstring(L, v->text);
@@ -483,15 +399,16 @@ static void push_incomplete(lua_State *L, const struct trace_summary *ts)
 
 static void push_trace(lua_State *L, struct kept *k)
 {
-	const struct trace_summary *ts = &k->ts;
+	const struct trace_summary *ts = &k->r->ts;
 	const char *err = key_text(k, "trace_error");
+	int traced = k->r->traced;
 	int i;
 
 	lua_newtable(L);
-	lua_pushstring(L, !k->traced ? "off" : ts->hist_mode ? "hist"
+	lua_pushstring(L, !traced ? "off" : ts->hist_mode ? "hist"
 							      : "records");
 	lua_setfield(L, -2, "status");
-	if (!k->traced) {
+	if (!traced) {
 		lua_pushstring(L, err ? err : "off");
 		lua_setfield(L, -2, "error");
 	}
@@ -502,7 +419,7 @@ static void push_trace(lua_State *L, struct kept *k)
 		set_int(L, "retransmits", (lua_Integer)ts->retransmits);
 		set_int(L, "retransmitted", (lua_Integer)ts->retransmitted);
 	}
-	if (k->traced && !ts->hist_mode)
+	if (traced && !ts->hist_mode)
 		push_incomplete(L, ts);
 	set_int(L, "records_kept", k->nrecs);
 	lua_createtable(L, k->nstages, 0);
@@ -524,11 +441,12 @@ static void push_trace(lua_State *L, struct kept *k)
 /* r.intervals: { {t_end = s, transactions = n, rate = , ...}, ... } */
 static void push_intervals(lua_State *L, const struct kept *k)
 {
+	const struct run_results *r = k->r;
 	long i;
 
-	lua_createtable(L, (int)k->niv, 0);
-	for (i = 0; i < k->niv; i++) {
-		const struct interval_sum *s = &k->iv[i];
+	lua_createtable(L, (int)r->niv, 0);
+	for (i = 0; i < r->niv; i++) {
+		const struct interval_sum *s = &r->iv[i];
 
 		lua_createtable(L, 0, 8);
 		set_num(L, "t_end", s->t_end);
@@ -536,7 +454,7 @@ static void push_intervals(lua_State *L, const struct kept *k)
 		set_int(L, "bytes", (lua_Integer)s->bytes);
 		set_num(L, "rate", s->rate);
 		set_num(L, "mbps", s->mbps);
-		if (k->iv_lat) {
+		if (r->iv_lat) {
 			set_num(L, "p50", s->p50_us);
 			set_num(L, "p90", s->p90_us);
 			set_num(L, "p99", s->p99_us);
@@ -548,23 +466,24 @@ static void push_intervals(lua_State *L, const struct kept *k)
 /* One side's results table (the server's too, as r.peer). */
 static void push_results(lua_State *L, struct kept *k)
 {
+	const struct run_results *r = k->r;
 	const char *t;
 
 	lua_newtable(L);
-	lua_pushstring(L, k->role);
+	lua_pushstring(L, r->role);
 	lua_setfield(L, -2, "side");
-	lua_pushstring(L, k->workload);
+	lua_pushstring(L, r->workload);
 	lua_setfield(L, -2, "workload");
 	push_keys(L, k);
 	lua_setfield(L, -2, "keys");
-	set_num(L, "throughput", k->throughput);
+	set_num(L, "throughput", r->throughput);
 	t = key_text(k, "num_transactions");
 	set_int(L, "transactions", t ? strtoll(t, NULL, 10) : 0);
-	if (k->has_lat) {
-		push_hist(L, &k->lat);
+	if (r->has_lat) {
+		push_hist(L, &r->lat);
 		lua_setfield(L, -2, "latency");
 	}
-	if (k->trace_asked) {
+	if (r->trace_asked) {
 		push_trace(L, k);
 		lua_setfield(L, -2, "trace");
 	}

@@ -69,24 +69,14 @@ int script_failed(const struct script *sc);
 /* The first hook's error message (NULL: none). */
 const char *script_error(const struct script *sc);
 
-/*
- * The side's results, kept for the script after run() (side_finish):
- * copied, and its records taken over.
- */
 struct run_results;
-void script_keep_results(struct script *sc, struct run_results *r);
-
 /*
- * --local: the server's results for run()'s (r.peer), which the parent
- * reads from what the server wrote (side_results_to()): its keys, its
- * trace summary (NULL: untraced) and its kept records (n of them, as
- * trace_records_dump() wrote them; NULL: none).
+ * r = run(): the side's results model, which the script takes (the
+ * caller's pointer is no longer its own).
  */
-struct trace_summary;
-struct join_rec;
-void script_keep_peer(struct script *sc, const struct kv_list *keys,
-		      const struct trace_summary *ts,
-		      const struct join_rec *recs, long n);
+void script_keep_results(struct script *sc, struct run_results *r);
+/* --local: the server's model, which the parent received, as r.peer. */
+void script_keep_peer(struct script *sc, struct run_results *peer);
 
 const char *script_hook_name(enum hook h);
 

@@ -89,21 +89,6 @@ static void to_join_rec(struct join_rec *jr, const struct trace_rec *tr)
 	memcpy(jr->b, tr->b, sizeof(jr->b));
 }
 
-int recout_dump(FILE *f, const struct rec_set *s)
-{
-	struct join_rec jr;
-	int i;
-	long r;
-
-	for (i = 0; i < s->nworkers; i++)
-		for (r = 0; r < s->n[i]; r++) {
-			to_join_rec(&jr, &s->recs[i][r]);
-			if (fwrite(&jr, sizeof(jr), 1, f) != 1)
-				return -1;
-		}
-	return fflush(f) ? -1 : 0;
-}
-
 void recout_table(struct join_table *t, const struct rec_set *s)
 {
 	long r, k = rec_set_count(s);

@@ -13,8 +13,6 @@ struct join_table;
 
 /* --trace-records: a header, then a row a record, for `side`. */
 void recout_csv(FILE *f, const struct rec_set *s, enum ns_side side);
-/* As struct join_rec, for another process to join; -1 on a write error. */
-int recout_dump(FILE *f, const struct rec_set *s);
 /* As t's rows (t->r allocated; its name and side are the caller's). */
 void recout_table(struct join_table *t, const struct rec_set *s);
 

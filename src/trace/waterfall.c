@@ -224,23 +224,3 @@ void waterfall_free(struct waterfall *w)
 	w->row = NULL;
 	w->kept = NULL;
 }
-
-int waterfall_load(struct join_table *t, FILE *f)
-{
-	long alloc = 0;
-
-	rewind(f);
-	for (;;) {
-		if (t->n == alloc) {
-			alloc = alloc ? 2 * alloc : 1024;
-			t->r = xrealloc(t->r, alloc, sizeof(*t->r));
-		}
-		if (fread(&t->r[t->n], sizeof(*t->r), 1, f) != 1)
-			break;
-		t->n++;
-	}
-	if (ferror(f))
-		return -1;
-	join_sort(t);
-	return 0;
-}

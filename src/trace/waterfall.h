@@ -68,7 +68,5 @@ void waterfall_print(const struct waterfall *w, const char *title,
 /* Frees the tables' records too. */
 void waterfall_free(struct waterfall *w);
 
-/* A side's records as trace_records_dump() wrote them, sorted. */
-int waterfall_load(struct join_table *t, FILE *f);
 
 #endif

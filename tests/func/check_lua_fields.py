@@ -69,9 +69,13 @@ def side(name, d):
     num(f"{name}.transactions", res["num_transactions"], None)
     if "latency" in d:
         hist(f"{name}.latency", d["latency"])
-    # r.peer documents no intervals (docs/script-api.md); r has them all.
-    for i, iv in enumerate(d.get("intervals", []) if name == "client"
-                           else [], 1):
+    # r.peer has the server's intervals as r has the client's: each the
+    # JSON document's, and no more of them.
+    ivs = d.get("intervals", [])
+    extra = f"{name}.intervals.{len(ivs) + 1}.t_end"
+    if extra in lua:
+        bad.append(f"{extra}: Lua has more intervals than the JSON")
+    for i, iv in enumerate(ivs, 1):
         p = f"{name}.intervals.{i}"
         num(p + ".t_end", iv["end"], 3)
         num(p + ".transactions", iv["transactions"], None)
