@@ -5,123 +5,32 @@
  * own server), joined transaction by transaction on the clock they
  * share (trace/join.h): where along the path the client's latency went.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common.h"
-#include "hist.h"
-#include "infile.h"
 #include "kv.h"
+#include "records_in.h"
 #include "report.h"
 #include "trace/join.h"
 #include "trace/merge.h"
 #include "trace/waterfall.h"
 
-struct columns {
-	int side, port, next_port, flow, seq, kept;
-	int b[NS_B_COUNT];
-};
-
-/* Where each column we read is; -1 with a message if one is missing. */
-static int find_columns(char *header, struct columns *c, const char *path,
-			char *err, size_t len)
-{
-	char *tok, *save = NULL;
-	int i = 0, b;
-
-	memset(c, -1, sizeof(*c));
-	header[strcspn(header, "\r\n")] = '\0';
-	for (tok = strtok_r(header, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save), i++) {
-		c->side = strcmp(tok, "side") ? c->side : i;
-		c->port = strcmp(tok, "port") ? c->port : i;
-		c->next_port = strcmp(tok, "next_port") ? c->next_port : i;
-		c->flow = strcmp(tok, "flow_id") ? c->flow : i;
-		c->seq = strcmp(tok, "seq") ? c->seq : i;
-		c->kept = strcmp(tok, "kept") ? c->kept : i;
-		for (b = 0; b < NS_B_COUNT; b++)
-			if (!strcmp(tok, boundary_name(b)))
-				c->b[b] = i;
-	}
-	if (c->side < 0 || c->port < 0 || c->b[NS_B_NETIF_RX] < 0 ||
-	    c->b[NS_B_DEV_XMIT] < 0)
-		return snprintf(err, len, "join: %s is no --trace-records file "
-				"of this netstage (no side, port or boundary "
-				"columns)", path), -1;
-	return 0;
-}
-
-static enum ns_side side_named(const char *s)
-{
-	if (!strcmp(s, "observe"))
-		return NS_SERVER_OBS;
-	return strcmp(s, "server") ? NS_CLIENT : NS_SERVER;
-}
-
-/* One CSV row into r; its side's name in *side. */
-static void parse_row(char *line, const struct columns *c,
-		      struct join_rec *r, char *side, size_t side_len)
-{
-	char *p = line, *end;
-	int i = 0, b;
-
-	memset(r, 0, sizeof(*r));
-	for (; p; p = end ? end + 1 : NULL, i++) {
-		end = strchr(p, ',');
-		if (end)
-			*end = '\0';
-		if (i == c->side)
-			snprintf(side, side_len, "%s", p);
-		else if (i == c->port)
-			r->port = (uint16_t)strtoul(p, NULL, 10);
-		else if (i == c->next_port)
-			r->next_port = (uint16_t)strtoul(p, NULL, 10);
-		else if (i == c->flow)
-			r->flow_id = (uint32_t)strtoul(p, NULL, 10);
-		else if (i == c->seq)
-			r->seq = strtoull(p, NULL, 10);
-		else if (i == c->kept)
-			r->slowest = !strcmp(p, "slowest");
-		for (b = 0; b < NS_B_COUNT; b++)
-			if (i == c->b[b])
-				r->b[b] = strtoull(p, NULL, 10);
-	}
-}
-
+/* path's records (records_in.h) as hop t, named by the caller. */
 static int read_table(const char *path, struct join_table *t, char *err,
 		      size_t len)
 {
-	FILE *f = infile_open(path);
-	char *line = NULL, side[16] = "";
-	struct columns c;
-	size_t cap = 0;
-	long alloc = 0;
-	int rc = 0;
+	struct run_results *m = records_read(path, err, len);
+	char name[JOIN_NAME];
 
-	if (!f)
-		return snprintf(err, len, "join: %s: %s", path,
-				strerror(errno)), -1;
-	if (getline(&line, &cap, f) < 0 ||
-	    find_columns(line, &c, path, err, len)) {
-		if (!err[0])
-			snprintf(err, len, "join: %s is empty", path);
-		rc = -1;
-	}
-	while (!rc && getline(&line, &cap, f) > 0) {
-		line[strcspn(line, "\r\n")] = '\0';
-		if (t->n == alloc) {
-			alloc = alloc ? 2 * alloc : 1024;
-			t->r = xrealloc(t->r, alloc, sizeof(*t->r));
-		}
-		parse_row(line, &c, &t->r[t->n++], side, sizeof(side));
-	}
-	t->side = side_named(side);
-	free(line);
-	fclose(f);
-	join_sort(t);
-	return rc;
+	if (!m)
+		return -1;
+	snprintf(name, sizeof(name), "%s", t->name);
+	run_results_table(m, t);
+	snprintf(t->name, sizeof(t->name), "%s", name);
+	run_results_free(m);
+	return 0;
 }
 
 /* "NAME=FILE" names the hop; a bare FILE takes `def`. */

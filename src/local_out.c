@@ -18,7 +18,6 @@
 #include "script/script.h"
 #include "side_out.h"
 #include "trace/perfetto.h"
-#include "trace/recout.h"
 #include "trace/summary.h"
 #include "trace/tracer.h"
 
@@ -143,13 +142,8 @@ struct waterfall *local_waterfall(const struct local *l, int keep,
 	w = xcalloc(1, sizeof(*w));
 	w->n = 2;
 	w->keep = keep;
-	for (i = 0; i < 2; i++) {
-		w->t[i].side = l->side[i]->side;
-		snprintf(w->t[i].name, sizeof(w->t[i].name), "%s",
-			 l->side[i]->role);
-		recout_table(&w->t[i], &l->side[i]->recs);
-		join_sort(&w->t[i]);
-	}
+	for (i = 0; i < 2; i++)
+		run_results_table(l->side[i], &w->t[i]);
 	if (w->t[0].n && !waterfall_join(w, 1) && w->joined)
 		waterfall_kv(w, "", kv);
 	return w;

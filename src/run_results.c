@@ -1,6 +1,17 @@
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "run_results.h"
+#include "trace/join.h"
+#include "trace/recout.h"
+
+void run_results_table(const struct run_results *r, struct join_table *t)
+{
+	t->side = r->side;
+	snprintf(t->name, sizeof(t->name), "%s", r->role);
+	recout_table(t, &r->recs);
+	join_sort(t);
+}
 
 void run_results_free(struct run_results *r)
 {

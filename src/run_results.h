@@ -71,6 +71,13 @@ struct run_results {
 	struct percentiles pc;		/* samples.csv's latency columns */
 };
 
+struct join_table;
+/*
+ * r's kept records as the rows of a join (trace/join.h), sorted for
+ * it: t's side and name are r's, its rows allocated.
+ */
+void run_results_table(const struct run_results *r, struct join_table *t);
+
 /*
  * Everything but the samples is r's own: it outlives the side that
  * built it (--local's parent, the script's r = run()).

@@ -161,10 +161,7 @@ static int write_report(struct side *s, const struct run_results *r,
 
 	w->n = 1;
 	w->keep = 1;
-	w->t[0].side = r->side;
-	snprintf(w->t[0].name, sizeof(w->t[0].name), "%s", r->role);
-	recout_table(&w->t[0], &r->recs);
-	join_sort(&w->t[0]);
+	run_results_table(r, &w->t[0]);
 	waterfall_join(w, 1);
 	html_report_write(s->report.f, w, &m);
 	rc = out_commit(&s->report, err, len);

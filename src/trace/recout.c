@@ -1,8 +1,7 @@
 /*
  * A side's kept records written out, whatever kept them: as the
- * records CSV (--trace-records), as struct join_rec for another process
- * to join (--local's exchange), and as a join table (the waterfall,
- * Perfetto, the report).
+ * records CSV (--trace-records, which records_in.c reads back) and as
+ * a join table (the waterfall, Perfetto, the report).
  */
 #include <stdio.h>
 #include <stdlib.h>
