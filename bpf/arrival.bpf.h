@@ -1,0 +1,319 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Packet arrivals: when each packet entered the stack
+ * (netif_receive_skb), kept by sequence number or skb, and found again
+ * where TCP or UDP has the socket.
+ * Part of stages.bpf.c, included in this order: config, maps, slots,
+ * record, arrival.
+ */
+#ifndef NETSTAGE_ARRIVAL_BPF_H
+#define NETSTAGE_ARRIVAL_BPF_H
+
+/*
+ * Arrivals: when each packet entered the stack (netif_receive_skb). The
+ * kernel's own receive stamp is no such thing on loopback and veth: a
+ * TCP packet still carries its sender's departure time there, and is
+ * stamped anew only in ip_local_deliver_finish(), after IP receive and
+ * netfilter.
+ *
+ * A TCP packet's arrival is kept by the number after its last byte
+ * (TCP's end_seq) and its ports, not by its skb: TCP appends segments
+ * to the skb before them (in the receive queue, tcp_try_coalesce(); in
+ * the socket's backlog, tcp_add_backlog(), a request onto a pure ACK
+ * say) and frees theirs, while the bytes keep their numbers. The
+ * segment TCP just queued ends the receive queue's tail, so the copy it
+ * took is the last packet to end there, whatever copies of its bytes
+ * came before: a copy dropped after netif_receive_skb (netfilter), or
+ * one whose bytes a retransmission that began earlier (collapsed with
+ * the segment before it) brought again. An entry is two words with the
+ * number in both: the low 32 bits of the time (4.3 s, which the reader
+ * completes from its own clock) in one, the sequence space the packet
+ * took (payload, and its FIN) in the other. The writer stores the
+ * length first, the reader loads the time first: a pair torn by another
+ * packet's write has two numbers. A UDP datagram stays one skb to the socket:
+ * its arrival is kept by the skb's address (the verifier lets a program
+ * read only the low 32 bits of a pointer).
+ *
+ * A packet's entry lasts until another takes its slot: a table of
+ * 65,536 (1 MiB a protocol) keeps it through the packets of a busy
+ * machine while its socket's backlog or softirq queue holds it.
+ */
+#define ARRIVAL_BITS 16
+#define ARRIVAL_SLOTS (1 << ARRIVAL_BITS)
+
+struct arrival {
+	__u64 t;	/* seq << 32 | the time's low 32 bits */
+	__u64 len;	/* seq << 32 | payload bytes */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 2 * ARRIVAL_SLOTS);	/* TCP's, then UDP's */
+	__type(key, __u32);
+	__type(value, struct arrival);
+} arrivals SEC(".maps");
+
+/*
+ * A 32-bit move of a pointer: clang would zero-extend it with shifts,
+ * which the verifier refuses on a pointer.
+ */
+static __always_inline __u32 low32(const void *p)
+{
+	__u32 w;
+
+	asm volatile("%0 = %1" : "=w"(w) : "w"((__u32)(__u64)p));
+	return w;
+}
+
+/*
+ * A TCP packet's two places (way 0 and 1), by its end and ports in
+ * network order, as the packet has them (its source the peer): it is
+ * written to the older entry of the two, and looked for in both, so it
+ * is lost only if two packets that came in after it took both.
+ */
+static __always_inline __u32 arrival_key(__u32 end, __u16 peer, __u16 local,
+					 int way)
+{
+	__u32 x = end ^ ((__u32)peer << 16 | local);
+
+	x *= way ? 0x85ebca6bu : 0x9e3779b1u;
+	return x >> (32 - ARRIVAL_BITS);
+}
+
+/*
+ * The clock read of the packet netif_receive_skb is handing the
+ * programs now, one map shared by every netstage object on the host
+ * (tracer.c gives a later one the oldest's). Each object runs its own
+ * program on every packet, one after the other: without it, the later
+ * one stamps the arrival after the earlier one's run (0.2-0.35 us
+ * here). A packet is known by its skb, its device and its number (a
+ * datagram: its ports, one way, and length): a new TCP packet at a
+ * freed one's address is another number, the same skb forwarded into
+ * another namespace another device. A datagram has no number: udp_rr's
+ * response takes its request's freed skb and length, but its ports run
+ * the other way; and the next request of that way comes a round trip
+ * later, past RX_CLOCK_SAME_NS, which two programs of one packet are
+ * well within. A socket's wake-up call shares the slot the same way
+ * (ready_id()).
+ */
+struct rx_clock {
+	__u64 id;	/* rx_id() */
+	__u64 t;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct rx_clock);
+} NS_RX_CLOCK SEC(".maps");
+
+#define RX_CLOCK_SAME_NS 5000
+
+static __always_inline __u64 rx_id(const struct sk_buff *skb, __u32 n)
+{
+	return (__u64)low32(skb) << 32 | (n ^ low32(skb->dev));
+}
+
+/* This packet's first clock read on this CPU, now's if this is it. */
+static __always_inline __u64 first_clock(__u64 id, __u64 now)
+{
+	struct rx_clock *c;
+	__u32 k = 0;
+
+	c = bpf_map_lookup_elem(&NS_RX_CLOCK, &k);
+	if (!c)
+		return now;
+	if (c->id == id && now - c->t < RX_CLOCK_SAME_NS)
+		return c->t;
+	c->id = id;
+	c->t = now;
+	return now;
+}
+
+#define TCPHDR_FIN 0x01
+#define ETH_P_IP 0x0800
+#define ETH_P_IPV6 0x86DD
+#define IPPROTO_TCP 6
+#define IPPROTO_UDP 17
+
+/*
+ * A packet entering the stack: TCP by number, UDP by skb. The
+ * tracepoint fires before __netif_receive_skb_core() resets the network
+ * header, so the IP header is where skb->data points (the link header
+ * pulled), not necessarily at network_header.
+ */
+static __always_inline void note_arrival(const struct sk_buff *skb, __u64 now)
+{
+	__u64 net = (__u64)skb->data;
+	const struct tcphdr *th;
+	struct arrival *e, *f;
+	__u32 off, proto, end, k;
+	__s64 len;
+
+	if (skb->protocol == bpf_htons(ETH_P_IP)) {
+		const struct iphdr *ip = ro_cast((void *)net, struct iphdr);
+
+		/* A fragment's first bytes are not the segment's. */
+		if (ip->frag_off & bpf_htons(0x3fff))
+			return;
+		proto = ip->protocol;
+		off = ip->ihl * 4;
+	} else if (skb->protocol == bpf_htons(ETH_P_IPV6)) {
+		proto = ro_cast((void *)net, struct ipv6hdr)->nexthdr;
+		off = sizeof(struct ipv6hdr);
+	} else {
+		return;
+	}
+	if (proto != IPPROTO_UDP && proto != IPPROTO_TCP)
+		return;
+	/* A UDP header's ports are where TCP's are. */
+	th = ro_cast((void *)(net + off), struct tcphdr);
+	if (counting && (th->dest == bpf_htons(data_port) ||
+			 th->source == bpf_htons(data_port)))
+		own(NS_P_ARRIVAL);
+	if (proto == IPPROTO_UDP) {
+		now = first_clock(rx_id(skb, skb->len ^ ((__u32)th->source << 16 |
+							 th->dest)), now);
+		k = ARRIVAL_SLOTS + (low32(skb) >> 8) % ARRIVAL_SLOTS;
+		e = bpf_map_lookup_elem(&arrivals, &k);
+		if (e)
+			e->t = (__u64)low32(skb) << 32 | (__u32)now;
+		return;
+	}
+	len = (__s64)skb->len - off - th->doff * 4;
+	/*
+	 * A pure ACK carries no message, and its number is that of the
+	 * next byte its sender will send: it must not take that byte's
+	 * entry.
+	 */
+	if (len <= 0)
+		return;
+	/* TCP's end_seq counts a FIN (byte 13: the flags). */
+	len += ((const __u8 *)th)[13] & TCPHDR_FIN;
+	end = bpf_ntohl(th->seq) + (__u32)len;
+	now = first_clock(rx_id(skb, end), now);
+	k = arrival_key(end, th->source, th->dest, 0);
+	e = bpf_map_lookup_elem(&arrivals, &k);
+	k = arrival_key(end, th->source, th->dest, 1);
+	f = bpf_map_lookup_elem(&arrivals, &k);
+	if (!e || !f)
+		return;
+	/* The entry written longer ago (or an earlier copy's of this end). */
+	if (f->t >> 32 == end ||
+	    (e->t >> 32 != end && (__u32)(now - f->t) > (__u32)(now - e->t)))
+		e = f;
+	e->len = (__u64)end << 32 | (__u32)len;
+	barrier();
+	e->t = (__u64)end << 32 | (__u32)now;
+}
+
+/* Entry e's time if it is the packet that ends at `end`; 0 if not. */
+static __always_inline __u64 arrival_of(const struct arrival *e, __u32 end,
+					__u64 now, __u32 *len)
+{
+	__u64 v = e->t, l;
+
+	barrier();
+	l = e->len;
+	if (v >> 32 != end || l >> 32 != end)
+		return 0;
+	*len = (__u32)l;
+	return now - (__u32)(now - v);
+}
+
+/* The arrival of the last packet to end at `end`, and its length. */
+static __always_inline __u64 ended(__u32 end, __u16 peer, __u16 local,
+				   __u64 now, __u32 *len)
+{
+	struct arrival *e;
+	__u64 t = 0;
+	__u32 k;
+	int way;
+
+	for (way = 0; way < 2 && !t; way++) {
+		k = arrival_key(end, peer, local, way);
+		e = bpf_map_lookup_elem(&arrivals, &k);
+		if (e)
+			t = arrival_of(e, end, now, len);
+	}
+	return t;
+}
+
+/*
+ * Packets a wake-up looks back through from the segment just queued:
+ * those TCP took at once, merged in the socket's backlog while the
+ * reader held it.
+ */
+#define ARRIVAL_WALK 8
+
+/*
+ * When the byte of number `first` entered the stack, in the copy TCP
+ * took, on the connection of those ports (peer's high): the segment
+ * just queued ends at `at`, and the last packet to end there is the
+ * copy taken. If the byte is before it, TCP took the packets together,
+ * merged in the backlog, each ending where the next began. 0: not
+ * known (later packets took an entry, or more than ARRIVAL_WALK
+ * packets were merged). A global function: the verifier checks the
+ * walk once, on its own, not once for each message of a wake-up (the
+ * setup's time here, 0.4 s against 1.9 s inlined).
+ */
+__noinline __u64 arrival_walk(__u32 at, __u32 first, __u32 ports, __u64 now)
+{
+	__u32 len = 0;
+	__u64 t;
+	int i;
+
+	for (i = 0; i < ARRIVAL_WALK; i++) {
+		t = ended(at, ports >> 16, ports, now, &len);
+		if (!t)
+			return 0;
+		if (at - first <= len)
+			return t;
+		at -= len;
+	}
+	return 0;
+}
+
+/*
+ * The arrival of message byte `first` on connection sk (arrival_walk);
+ * without the hook, the kernel's receive stamp of the tail skb, kept
+ * on while a socket of user space asks.
+ */
+static __always_inline __u64 tcp_arrival(const struct sock *sk,
+					 const struct sk_buff *tail,
+					 __u32 first, __u32 end_seq, __u64 now)
+{
+	__u16 peer = sk->__sk_common.skc_dport;
+	__u16 local = bpf_htons(sk->__sk_common.skc_num);
+	__s64 ts;
+
+	if (!arrival_hook) {
+		ts = tail->tstamp;
+		return ts > real_offset ? ts - real_offset : 0;
+	}
+	return arrival_walk(end_seq, first, (__u32)peer << 16 | local, now);
+}
+
+/* A UDP datagram's arrival, by its skb; 0: not known. */
+static __always_inline __u64 udp_arrival(const struct sk_buff *skb, __u64 now)
+{
+	__u32 w = low32(skb), k = ARRIVAL_SLOTS + (w >> 8) % ARRIVAL_SLOTS;
+	struct arrival *e;
+	__u64 v;
+	__s64 s;
+
+	if (!arrival_hook) {
+		s = skb->tstamp;
+		return s > real_offset ? s - real_offset : 0;
+	}
+	e = bpf_map_lookup_elem(&arrivals, &k);
+	if (!e)
+		return 0;
+	v = e->t;
+	if (v >> 32 != w)
+		return 0;
+	return now - (__u32)(now - v);
+}
+
+#endif
