@@ -13,43 +13,8 @@
 #include "options.h"
 #include "stages.h"
 #include "version.h"
+#include "options_def.h"
 #include "workload.h"
-
-enum opt_type {
-	T_BOOL,		/* no argument: sets 1 */
-	T_INT,		/* int within [min, max] */
-	T_U64,		/* unsigned 64-bit */
-	T_DOUBLE,	/* > 0 */
-	T_STR,
-	T_OPTSTR,	/* optional argument; bare flag takes defval */
-	T_PCT,		/* percentile list */
-	T_TRIGGER,	/* level|edge into an int */
-	T_IOMODE,
-	T_DELAY,	/* duration: ns, or with ns/us/ms/s suffix */
-	T_TRACE,	/* optional argument: records */
-	T_RATE,		/* double >= 0 */
-	T_ITER,		/* MIN,MAX into two ints */
-	T_CONF,		/* LEVEL,WIDTH into an int and a double */
-};
-
-struct opt_def {
-	const char *name;
-	char shortopt;
-	enum opt_type type;
-	size_t off;
-	unsigned int mask;	/* the workloads it applies to, OPT_ flags */
-	const char *defval;	/* parsed like user input at start-up */
-	long long min, max;
-	const char *usage;
-};
-
-/*
- * Not a workload: a traced run's results print the value in effect
- * (trace/summary.h), so the key=value options leave it out then: one
- * line, not two. JSON keeps both, each in its own object.
- */
-#define OPT_TRACED_RESULT (1u << 31)
-_Static_assert(!(W_EVERY & OPT_TRACED_RESULT), "a workload bit");
 
 #define O(f) offsetof(struct options, f)
 
@@ -211,9 +176,8 @@ static const struct opt_def defs[] = {
 	  "show this help" },
 };
 
-#define FIELD(o, d, type) ((type *)((char *)(o) + (d)->off))
 
-static void dashed(char *dst, size_t len, const char *name)
+void opt_dashed(char *dst, size_t len, const char *name)
 {
 	size_t i;
 
@@ -222,10 +186,8 @@ static void dashed(char *dst, size_t len, const char *name)
 	dst[i] = '\0';
 }
 
-static int fail(char *err, size_t len, const struct opt_def *d,
-		const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static int fail(char *err, size_t len, const struct opt_def *d,
-		const char *fmt, ...)
+int opt_fail(char *err, size_t len, const struct opt_def *d,
+	     const char *fmt, ...)
 {
 	char msg[200];
 	va_list ap;
@@ -236,7 +198,7 @@ static int fail(char *err, size_t len, const struct opt_def *d,
 	if (d) {
 		char name[40];
 
-		dashed(name, sizeof(name), d->name);
+		opt_dashed(name, sizeof(name), d->name);
 		snprintf(err, len, "option --%s: %s", name, msg);
 	}
 	else
@@ -244,224 +206,6 @@ static int fail(char *err, size_t len, const struct opt_def *d,
 	return -1;
 }
 
-
-/* A decimal number, nothing before or after it (strtod takes hex too). */
-static int parse_decimal(const char *s, double *out)
-{
-	char *end;
-
-	if (!isdigit((unsigned char)*s) && *s != '.')
-		return -1;
-	if (strpbrk(s, "xXpP"))
-		return -1;
-	errno = 0;
-	*out = strtod(s, &end);
-	return errno || end == s || *end || !isfinite(*out) ? -1 : 0;
-}
-
-int percentiles_parse(struct percentiles *p, const char *s)
-{
-	char *copy = xstrdup(s), *rest = copy, *tok;
-	int rc = 0;
-	double v;
-
-	p->n = 0;
-	/* strsep, not strtok: an empty item ("50,,99", ",") is an error. */
-	while ((tok = strsep(&rest, ",")) != NULL) {
-		if (parse_decimal(tok, &v) || v > 100 ||
-		    p->n == MAX_PERCENTILES) {
-			rc = -1;
-			break;
-		}
-		p->p[p->n++] = v;
-	}
-	free(copy);
-	return rc;
-}
-
-/* A decimal integer: no octal, no hex, no sign but '-', no overflow. */
-static int parse_ll(const char *s, long long *out)
-{
-	char *end;
-
-	if (!isdigit((unsigned char)*s) &&
-	    !(*s == '-' && isdigit((unsigned char)s[1])))
-		return -1;
-	errno = 0;
-	*out = strtoll(s, &end, 10);
-	return (errno || *end) ? -1 : 0;
-}
-
-/* "A,B": two decimal integers in [lo, hi]. */
-static int parse_pair(const char *s, long long lo, long long hi,
-		      long long *a, long long *b)
-{
-	char *copy = xstrdup(s), *comma = strchr(copy, ',');
-	int rc = -1;
-
-	if (comma) {
-		*comma = '\0';
-		rc = parse_ll(copy, a) || parse_ll(comma + 1, b) ||
-		     *a < lo || *a > hi || *b < lo || *b > hi ? -1 : 0;
-	}
-	free(copy);
-	return rc;
-}
-
-static int parse_delay(const char *s, uint64_t *out)
-{
-	static const struct { const char *sfx; uint64_t mul; } units[] = {
-		{ "", 1 }, { "ns", 1 }, { "us", 1000 }, { "ms", 1000000 },
-		{ "s", NSEC_PER_SEC },
-	};
-	char *end;
-	double v;
-	size_t i;
-
-	if ((!isdigit((unsigned char)*s) && *s != '.') || strpbrk(s, "xXpP"))
-		return -1;
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || !isfinite(v))
-		return -1;
-	for (i = 0; i < ARRAY_SIZE(units); i++) {
-		if (!strcmp(end, units[i].sfx)) {
-			if (v * units[i].mul > 1e15)
-				return -1;
-			*out = (uint64_t)(v * units[i].mul);
-			return 0;
-		}
-	}
-	return -1;
-}
-
-/* Indexed by enum io_mode. */
-static const char *const io_modes[] = { "epoll", "blocking", "busy", "spin" };
-
-const char *io_mode_name(enum io_mode m)
-{
-	return io_modes[m];
-}
-
-static int io_mode_of(const char *name)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(io_modes); i++)
-		if (!strcmp(name, io_modes[i]))
-			return i;
-	return -1;
-}
-
-static int set_value(struct options *o, const struct opt_def *d,
-		     const char *arg, char *err, size_t len)
-{
-	long long ll;
-	double v;
-
-	switch (d->type) {
-	case T_BOOL:
-		*FIELD(o, d, int) = 1;
-		return 0;
-	case T_INT:
-		if (parse_ll(arg, &ll))
-			return fail(err, len, d, "'%s' is not an integer", arg);
-		if (ll < d->min || ll > d->max)
-			return fail(err, len, d, "%lld is out of range [%lld, %lld]",
-				    ll, d->min, d->max);
-		*FIELD(o, d, int) = (int)ll;
-		return 0;
-	case T_U64:
-		if (parse_ll(arg, &ll) || ll < 0)
-			return fail(err, len, d,
-				    "'%s' is not a non-negative integer", arg);
-		*FIELD(o, d, uint64_t) = (uint64_t)ll;
-		return 0;
-	case T_DOUBLE:
-		if (parse_decimal(arg, &v) || v < 0.001 || v > 3600)
-			return fail(err, len, d,
-				    "'%s' is not a number in [0.001, 3600]",
-				    arg);
-		*FIELD(o, d, double) = v;
-		return 0;
-	case T_STR:
-	case T_OPTSTR:
-		if (!arg && d->type == T_OPTSTR)
-			arg = d->defval;
-		if (!*arg)
-			return fail(err, len, d, "empty value");
-		free(*FIELD(o, d, char *));
-		*FIELD(o, d, char *) = xstrdup(arg);
-		return 0;
-	case T_PCT:
-		if (percentiles_parse(FIELD(o, d, struct percentiles), arg))
-			return fail(err, len, d,
-				    "'%s' is not a list of up to %d numbers in [0, 100]",
-				    arg, MAX_PERCENTILES);
-		return 0;
-	case T_TRIGGER:
-		if (strcmp(arg, "level") && strcmp(arg, "edge"))
-			return fail(err, len, d,
-				    "'%s' is neither 'level' nor 'edge'", arg);
-		*FIELD(o, d, int) = !strcmp(arg, "edge");
-		return 0;
-	case T_IOMODE:
-		ll = io_mode_of(arg);
-		if (ll < 0)
-			return fail(err, len, d,
-				    "'%s' is none of 'epoll', 'blocking', 'busy', 'spin'",
-				    arg);
-		*FIELD(o, d, enum io_mode) = ll;
-		return 0;
-	case T_TRACE:
-		if (arg && strcmp(arg, "records") && strcmp(arg, "hist"))
-			return fail(err, len, d,
-				    "'%s' is neither 'records' nor 'hist'", arg);
-		*FIELD(o, d, int) = arg && !strcmp(arg, "hist") ? 2 : 1;
-		return 0;
-	case T_ITER: {
-		long long a, b;
-
-		if (parse_pair(arg, 1, 30, &a, &b) || b < a)
-			return fail(err, len, d,
-				    "'%s' is not MIN,MAX with 1 <= MIN <= MAX <= 30",
-				    arg);
-		o->iter_min = (int)a;
-		o->iter_max = (int)b;
-		return 0;
-	}
-	case T_CONF: {
-		const char *comma = strchr(arg, ',');
-		long long lvl = 0;
-		char lv[8] = "";
-		double wd = 0;
-
-		if (comma && comma - arg < (long)sizeof(lv))
-			memcpy(lv, arg, comma - arg);
-		if (!comma || parse_ll(lv, &lvl) ||
-		    parse_decimal(comma + 1, &wd) ||
-		    (lvl != 95 && lvl != 99) || !(wd > 0) || wd > 100)
-			return fail(err, len, d,
-				    "'%s' is not LEVEL,WIDTH with LEVEL 95 or 99 and 0 < WIDTH <= 100",
-				    arg);
-		o->conf_level = (int)lvl;
-		o->conf_width = wd;
-		return 0;
-	}
-	case T_RATE:
-		if (parse_decimal(arg, &v) || v > 1e9)
-			return fail(err, len, d,
-				    "'%s' is not a rate in [0, 1e9] per second",
-				    arg);
-		*FIELD(o, d, double) = v;
-		return 0;
-	case T_DELAY:
-		if (parse_delay(arg, FIELD(o, d, uint64_t)))
-			return fail(err, len, d,
-				    "'%s' is not a duration (e.g. 500, 20us, 1ms)",
-				    arg);
-		return 0;
-	}
-	return fail(err, len, d, "internal: unknown type");
-}
 
 static void set_defaults(struct options *o, unsigned int wl)
 {
@@ -474,7 +218,7 @@ static void set_defaults(struct options *o, unsigned int wl)
 		const struct opt_def *d = &defs[i];
 
 		if ((d->mask & wl) && d->defval && d->type != T_OPTSTR &&
-		    set_value(o, d, d->defval, err, sizeof(err)))
+		    opt_set_value(o, d, d->defval, err, sizeof(err)))
 			abort();	/* a bad table entry is a bug */
 	}
 }
@@ -506,7 +250,7 @@ static void build_tables(struct getopt_tables *t, unsigned int wl)
 		if (!(d->mask & wl))
 			continue;
 		t->longopts[nl++] = (struct option){ d->name, ha, NULL, 256 + i };
-		dashed(t->names[i], sizeof(t->names[i]), d->name);
+		opt_dashed(t->names[i], sizeof(t->names[i]), d->name);
 		if (strcmp(t->names[i], d->name))
 			t->longopts[nl++] = (struct option){ t->names[i], ha,
 							     NULL, 256 + i };
@@ -537,11 +281,11 @@ static int bad_option(int c, char **argv, char *err, size_t len)
 	const char *arg = argv[optind - 1];
 
 	if (c == ':')
-		return fail(err, len, NULL, "option '%s' needs a value", arg);
+		return opt_fail(err, len, NULL, "option '%s' needs a value", arg);
 	if (optopt && !(arg[0] == '-' && arg[1] == '-'))
-		return fail(err, len, NULL, "unknown option '-%c'", optopt);
+		return opt_fail(err, len, NULL, "unknown option '-%c'", optopt);
 	/* The name alone: "--bogus=5" is about --bogus. */
-	return fail(err, len, NULL, "unknown option '%.*s'",
+	return opt_fail(err, len, NULL, "unknown option '%.*s'",
 		    (int)strcspn(arg, "="), arg);
 }
 
@@ -570,12 +314,12 @@ int options_parse(struct options *o, unsigned int wl, int argc, char **argv,
 		}
 		d = c >= 256 ? &defs[c - 256] : by_short(c, wl);
 		o->given[(d - defs) / 64] |= 1ULL << ((d - defs) % 64);
-		rc = set_value(o, d, optarg, err, len);
+		rc = opt_set_value(o, d, optarg, err, len);
 		if (rc)
 			break;
 	}
 	if (!rc && optind < argc)
-		rc = fail(err, len, NULL, "unexpected argument '%s'",
+		rc = opt_fail(err, len, NULL, "unexpected argument '%s'",
 			  argv[optind]);
 	free(t);
 	return rc;
@@ -645,7 +389,7 @@ static void dump_one(const struct options *o, const struct opt_def *d,
 		kv_str(out, d->name, buf);
 		break;
 	case T_IOMODE:
-		kv_str(out, d->name, io_modes[*FIELD(o, d, enum io_mode)]);
+		kv_str(out, d->name, opt_io_modes[*FIELD(o, d, enum io_mode)]);
 		break;
 	case T_U64:
 	case T_DELAY:
@@ -711,123 +455,8 @@ void options_print(const struct options *o, const char *workload)
 	kv_free(&kv);
 }
 
-/* Text for roff: backslashes, minus signs and leading dots escaped. */
-static void roff(FILE *f, const char *s)
+const struct opt_def *options_defs(size_t *n)
 {
-	if (*s == '.' || *s == '\'')
-		fputs("\\&", f);
-	for (; *s; s++) {
-		if (*s == '\\')
-			fputs("\\e", f);
-		else if (*s == '-')
-			fputs("\\-", f);
-		else
-			fputc(*s, f);
-	}
-}
-
-static void man_option(FILE *f, const struct opt_def *d)
-{
-	char longname[40];
-	unsigned int bit;
-	int first = 1;
-
-	dashed(longname, sizeof(longname), d->name);
-	fputs(".TP\n", f);
-	if (d->shortopt)
-		fprintf(f, "\\fB\\-%c\\fR, ", d->shortopt);
-	fputs("\\fB\\-\\-", f);
-	roff(f, longname);
-	fputs(d->type == T_BOOL ? "\\fR" : d->type == T_OPTSTR ?
-	      "\\fR[=\\fIFILE\\fR]" : d->type == T_TRACE ?
-	      "\\fR[=\\fIMODE\\fR]" : "\\fR \\fIVALUE\\fR", f);
-	fputc('\n', f);
-	roff(f, d->usage);
-	if (d->defval) {
-		fputs(" [default: ", f);
-		roff(f, d->defval);
-		fputc(']', f);
-	}
-	fputs(".\nWorkloads: ", f);
-	for (bit = 1; bit <= W_OBSERVE; bit <<= 1)
-		if ((d->mask & bit) && workload_by_bit(bit)) {
-			fprintf(f, "%s", first ? "" : ", ");
-			roff(f, workload_by_bit(bit)->name);
-			first = 0;
-		}
-	fputs(".\n", f);
-}
-
-void options_man(FILE *f)
-{
-	size_t i;
-
-	fprintf(f, ".TH NETSTAGE 1 \"\" \"netstage %s\" \"User Commands\"\n",
-		NETSTAGE_VERSION);
-	fputs(".SH NAME\nnetstage \\- where the time of a request goes: a "
-	      "network micro\\-benchmark that times each transaction "
-	      "through the kernel\n"
-	      ".SH SYNOPSIS\n.B netstage\n.I workload\n[\\fIoptions\\fR]"
-	      "\n.br\n.B netstage observe \\-\\-port\n.I PORT\n"
-	      "[\\fIoptions\\fR]\n.br\n.B netstage join\n"
-	      ".I CLIENT.csv HOP.csv ...\n.br\n"
-	      ".BR tcp_rr \" | \" tcp_crr \" | \" udp_rr \" | \" tcp_stream "
-	      "\" | \" udp_stream\n[\\fIoptions\\fR]\n"
-	      ".SH DESCRIPTION\nA multi\\-threaded epoll client and server "
-	      "generate request/response and bulk traffic and report "
-	      "throughput, latency percentiles and CPU use, as neper and "
-	      "netperf do. With \\fB\\-\\-trace\\fR, eBPF programs time "
-	      "every tcp_rr, tcp_crr and udp_rr transaction at each kernel "
-	      "stage; under \\fB\\-\\-local\\fR one waterfall nests the "
-	      "server's stages inside the client's time on the wire.\n"
-	      ".PP\nOn a terminal the results are a summary; piped, they are "
-	      "key=value lines (\\fB\\-\\-output\\-format\\fR).\n"
-	      ".SH OPTIONS\n", f);
-	for (i = 0; i < ARRAY_SIZE(defs); i++)
-		man_option(f, &defs[i]);
-	fputs(".SH EXIT STATUS\n0: the test ran; 1: it failed at run time; "
-	      "2: bad usage, said in one line.\n"
-	      ".SH ENVIRONMENT\n"
-	      ".TP\nSUDO_UID, SUDO_GID, SUDO_USER\n"
-	      "Set by sudo(8): a netstage run as root by sudo becomes this "
-	      "user and group, with the user's groups, once it has kept the "
-	      "capabilities it needs.\n"
-	      ".SH SECURITY\n"
-	      "Only loading BPF needs root (CAP_BPF, CAP_PERFMON). A "
-	      "privileged netstage keeps only the capabilities its options "
-	      "need from start-up, sets no_new_privs, and drops those of "
-	      "loading once its programs are loaded; a helper process keeps "
-	      "CAP_SYS_ADMIN alone, for kernel.bpf_stats. The project's "
-	      "docs/usage.md, \\(lqPrivileges\\(rq, says what runs with which "
-	      "rights.\n"
-	      ".SH EXAMPLES\n.nf\nnetstage tcp_rr \\-\\-local \\-l 5 "
-	      "\\-\\-trace \\-\\-report run.html\n"
-	      "tcp_rr \\-F 10 \\-T 2                  # server\n"
-	      "tcp_rr \\-c \\-H server \\-F 10 \\-l 30   # client\n.fi\n"
-	      ".SH SEE ALSO\nnetperf(1), iperf3(1), sockperf(1), bpftrace(8)\n",
-	      f);
-}
-
-void options_usage(unsigned int wl, const char *name)
-{
-	size_t i;
-
-	printf("usage: %s [options]\n\n", name);
-	for (i = 0; i < ARRAY_SIZE(defs); i++) {
-		const struct opt_def *d = &defs[i];
-		char longname[40], left[64];
-
-		if (!(d->mask & wl))
-			continue;
-		dashed(longname, sizeof(longname), d->name);
-		snprintf(left, sizeof(left), "%c%c%s --%s%s",
-			 d->shortopt ? '-' : ' ', d->shortopt ? d->shortopt : ' ',
-			 d->shortopt ? "," : " ", longname,
-			 d->type == T_BOOL ? "" :
-			 d->type == T_OPTSTR ? "[=FILE]" :
-			 d->type == T_TRACE ? "[=MODE]" : " VALUE");
-		printf("  %-32s %s%s%s%s\n", left, d->usage,
-		       d->defval ? " [" : "", d->defval ? d->defval : "",
-		       d->defval ? "]" : "");
-	}
+	*n = ARRAY_SIZE(defs);
+	return defs;
 }
