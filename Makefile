@@ -75,7 +75,9 @@ $(BUILD)/bpf/stages.bpf.o: bpf/stages.bpf.c $(wildcard bpf/*.h) \
 $(BUILD)/bpf/stages.skel.h: $(BUILD)/bpf/stages.bpf.o
 	$(call msg,SKEL,$@)$(BPFTOOL) gen skeleton $< name stages_bpf > $@
 
-$(BUILD)/src/trace/tracer.o: $(BUILD)/bpf/stages.skel.h
+# The tracer's files include the skeleton (trace/tracer_int.h).
+$(patsubst %.c,$(BUILD)/%.o,$(wildcard src/trace/tracer*.c)): \
+	$(BUILD)/bpf/stages.skel.h
 
 # What `netstage --version` says: git's description of the tree it was
 # built from, or VERSION's when built from a tarball. Rewritten only when

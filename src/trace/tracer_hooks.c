@@ -1,0 +1,134 @@
+/*
+ * The hooks of the stage model: which program serves each (fentry
+ * where the kernel allows it, else the tracepoint inside the same
+ * function), which sides use it, and what the kernel lacks of them.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "../common.h"
+#include "tracer_int.h"
+
+const struct hook tracer_hook_table[NS_P_COUNT] = {
+	/* Every packet the machine receives: NETIF_RX. */
+	[NS_P_ARRIVAL] = { "netif_receive_skb", NULL, "netif_receive_skb", 0,
+		"the kernel has no netif_receive_skb tracepoint: "
+		"NETIF_RX is the kernel's receive stamp, which "
+		"loopback and veth take after IP receive and "
+		"netfilter" },
+	[NS_P_DATA_READY] = { "sk_data_ready", NULL, "sk_data_ready", 0 },
+	[NS_P_RECV] = { "sock_recv_length", NULL, "sock_recv_length", 0 },
+	[NS_P_TCP_SEND] = { "tcp_sendmsg_locked", NULL, "tcp_sendmsg_locked",
+		ONLY_OBSERVE },
+	[NS_P_XMIT] = { "dev_hard_start_xmit", "dev_hard_start_xmit",
+		"net_dev_start_xmit", 0 },
+	[NS_P_SEND] = { "sock_send_length", NULL, "sock_send_length", 0 },
+	[NS_P_STATE] = { "inet_sock_set_state", NULL, "inet_sock_set_state",
+		ONLY_CONNECTIONS },
+	/* Every syscall of the machine: only observe needs it (POLL_RET). */
+	[NS_P_SYSEXIT] = { "sys_exit", NULL, "sys_exit", ONLY_OBSERVE,
+		"the kernel has no sys_exit tracepoint: POLL_RET is "
+		"not stamped, so wakeup is 0 and recv_call holds the "
+		"wait" },
+	/* Every wake-up and context switch of the machine: --trace-sched. */
+	[NS_P_WAKEUP] = { "sched_wakeup", NULL, "sched_wakeup", ONLY_SCHED,
+		"the kernel has no sched_wakeup tracepoint: WOKEN is "
+		"not stamped, so the wake-up counts as busy" },
+	[NS_P_SWITCH] = { "sched_switch", NULL, "sched_switch", ONLY_SCHED,
+		"the kernel has no sched_switch tracepoint: ON_CPU is "
+		"not stamped, so the wake-up counts as busy" },
+	/* Runs only when TCP resends: RETRANS, and the counts. */
+	[NS_P_RETRANS] = { "tcp_retransmit_skb", NULL, "tcp_retransmit_skb",
+		ONLY_TCP, "the kernel has no tcp_retransmit_skb "
+		"tracepoint: retransmissions are not counted or "
+		"marked" },
+};
+
+/* Does this side (and --trace-sched) use hook h? */
+int tracer_hook_used(const struct hook *h, enum ns_side side, int sched)
+{
+	if (h->only == ONLY_OBSERVE)
+		return NS_IS_OBS(side);
+	if (h->only == ONLY_SCHED)
+		return sched;
+	if (h->only == ONLY_CONNECTIONS)
+		return NS_IS_CRR(side) || NS_IS_OBS(side);
+	if (h->only == ONLY_TCP)
+		return !NS_IS_UDP(side);
+	return 1;
+}
+
+/*
+ * Does the kernel have this tracepoint (the BTF type tp_btf attaches
+ * by)? NETSTAGE_TRACE_PRETEND_MISSING=a,b takes tracepoints a and b as
+ * missing: how the tests run what an older kernel would.
+ */
+static int kernel_has(const struct btf *vmlinux, const char *tp)
+{
+	const char *p = getenv("NETSTAGE_TRACE_PRETEND_MISSING");
+	size_t n = strlen(tp);
+	char type[128];
+
+	while (p && *p) {
+		if (!strncmp(p, tp, n) && (p[n] == ',' || !p[n]))
+			return 0;
+		p = strchr(p, ',');
+		if (p)
+			p++;
+	}
+	snprintf(type, sizeof(type), "btf_trace_%s", tp);
+	return btf__find_by_name_kind(vmlinux, type, BTF_KIND_TYPEDEF) > 0;
+}
+
+/* The arguments tracepoint tp passes (its BTF prototype's), or -1. */
+static int tp_args(const struct btf *vmlinux, const char *tp)
+{
+	const struct btf_type *p;
+	char type[128];
+	int id;
+
+	snprintf(type, sizeof(type), "btf_trace_%s", tp);
+	id = btf__find_by_name_kind(vmlinux, type, BTF_KIND_TYPEDEF);
+	if (id <= 0)
+		return -1;
+	p = btf__type_by_id(vmlinux, btf__resolve_type(vmlinux, id));
+	if (!p || !btf_is_ptr(p))
+		return -1;
+	p = btf__type_by_id(vmlinux, p->type);
+	/* The first is the tracepoint's own data. */
+	return p && btf_is_func_proto(p) ? btf_vlen(p) - 1 : -1;
+}
+
+/*
+ * Which used hooks' tracepoints the kernel lacks. A hook that can be
+ * done without is left out with a note; any other ends tracing: 0, or
+ * -1 with `why`. Without kernel BTF, loading says why. A hook with an
+ * fentry program may serve without its tracepoint: loading decides.
+ */
+int tracer_find_missing(struct tracer *t, char *why, size_t len)
+{
+	struct btf *vmlinux = btf__load_vmlinux_btf();
+	size_t i;
+
+	if (!vmlinux)
+		return 0;
+	t->retrans_err = tp_args(vmlinux, "tcp_retransmit_skb") >= 3;
+	for (i = 0; i < NS_P_COUNT; i++) {
+		if (!tracer_hook_used(&tracer_hook_table[i], t->side, t->sched) || tracer_hook_table[i].fentry ||
+		    kernel_has(vmlinux, tracer_hook_table[i].tp_btf))
+			continue;
+		if (!tracer_hook_table[i].without) {
+			snprintf(why, len, "tracing off: the kernel has no %s "
+				 "tracepoint", tracer_hook_table[i].tp_btf);
+			btf__free(vmlinux);
+			return -1;
+		}
+		t->missing[i] = 1;
+		t->note = tracer_hook_table[i].without;
+	}
+	btf__free(vmlinux);
+	return 0;
+}

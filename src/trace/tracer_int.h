@@ -1,0 +1,85 @@
+/*
+ * Inside the tracer (tracer.c opens and closes it, tracer_calib.c
+ * measures what a program run costs, tracer_read.c reads its maps):
+ * the state the three share. Everything else reads tracer.h.
+ */
+#ifndef NETSTAGE_TRACER_INT_H
+#define NETSTAGE_TRACER_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "stages.h"
+#include "stages.skel.h"
+
+/*
+ * Each hook of the stage model, the program that serves it on kernels
+ * that allow fentry, and the tracepoint program inside the same kernel
+ * function that serves it otherwise.
+ */
+struct hook {
+	const char *name;
+	const char *fentry;	/* program name, or NULL */
+	const char *tp_btf;	/* program, named as its tracepoint */
+	int only;		/* ONLY_OBSERVE and kin, or 0: every side */
+	/*
+	 * The kernel may lack it and still have the rest: what it stamps
+	 * is left out, and the note says how the stages change.
+	 */
+	const char *without;
+};
+
+#define ONLY_OBSERVE 2
+#define ONLY_SCHED 3
+#define ONLY_CONNECTIONS 4	/* tcp_crr and observe: BPF makes storage */
+#define ONLY_TCP 5
+
+/* By program (enum ns_prog, bpf/stages.h): each is one hook's. */
+extern const struct hook tracer_hook_table[NS_P_COUNT];
+/* Does this side (and --trace-sched) use hook h? */
+int tracer_hook_used(const struct hook *h, enum ns_side side, int sched);
+
+struct tracer {
+	struct stages_bpf *skel;
+	int is_end;		/* an end of a tracer serving both: owns nothing */
+	int both_ends;		/* its object serves both ends (--local) */
+	int base;		/* its first worker's ring */
+	struct bpf_link *links[NS_P_COUNT];
+	int ring_fd[NS_MAX_RINGS];
+	int nworkers;
+	enum ns_side side;	/* without NS_SCHED_BIT: what BPF sees */
+	int sched;		/* --trace-sched */
+	int lean;		/* without the recv and send length hooks */
+	int missing[NS_P_COUNT];	/* the kernel lacks its tracepoint */
+	int retrans_err;	/* tcp_retransmit_skb passes the error */
+	int stamp_fd;		/* keeps the kernel stamping packets */
+	struct bpf_link *flush;	/* observe: obs_flush over the sockets */
+	int flush_errno;	/* why it could not be attached */
+	/*
+	 * Lean: the flows' part of the `wstamps` map (hist) or the `krecs`
+	 * map (records), mapped (NULL: not used); this end's part of each,
+	 * in flows, and how much of that is given out.
+	 */
+	struct ns_wstamp *wbase;
+	struct ns_krec *kbase;
+	size_t wmapped, kmapped;
+	uint32_t kslots;	/* records: slots a flow */
+	uint32_t wfirst, wcap, wnext;
+	double entry_ns;	/* entering one program run; -1 unknown */
+	double stats_ns;	/* bpf_stats' own share of a run it times */
+	const char *note;
+	char hooks[512];
+	uint64_t setup_ns;
+};
+
+/*
+ * The hooks the kernel lacks a tracepoint for, in t->missing, and the
+ * note that says what changes; -1 with why if one is needed.
+ */
+int tracer_find_missing(struct tracer *t, char *why, size_t len);
+/* What entering one program run costs, in ns; -1 if it cannot be had. */
+double tracer_calibrate_entry(struct tracer *t);
+/* What bpf_stats adds to each run it times, in ns; 0 if unknown. */
+double tracer_calibrate_stats(struct tracer *t);
+
+#endif
