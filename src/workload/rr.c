@@ -19,12 +19,12 @@
 #include "../tstamp.h"
 #include "../worker.h"
 #include "rr.h"
+#include "rr_int.h"
 #include "seq.h"
 #include "stages.h"
 
-enum { RR_SENDING = 1, RR_RECEIVING };
 
-static size_t tx_size(const struct worker *w)
+size_t rr_tx_size(const struct worker *w)
 {
 	return w->rs->is_client ? w->rs->request_size : w->rs->response_size;
 }
@@ -41,7 +41,7 @@ static size_t chunk(const struct worker *w, size_t left)
 	return left < b ? left : b;
 }
 
-static void pause_delay(const struct worker *w)
+void rr_pause_delay(const struct worker *w)
 {
 	uint64_t d = w->rs->o->delay;
 	struct timespec ts = { d / NSEC_PER_SEC, d % NSEC_PER_SEC };
@@ -54,7 +54,7 @@ static void pause_delay(const struct worker *w)
  * --trace: the transaction on f is complete at `done`. 1 if the tracer
  * worked on it (trace_worker_done()).
  */
-static int traced(struct worker *w, struct flow *f, uint64_t done)
+int rr_traced(struct worker *w, struct flow *f, uint64_t done)
 {
 	struct ustamps u = {
 		/* tcp_crr: t_send is the connect, where its latency starts. */
@@ -77,9 +77,9 @@ static int traced(struct worker *w, struct flow *f, uint64_t done)
  * the tool's own work, which would land in the next request's latency
  * and in its first stage.
  */
-static uint64_t next_start(struct worker *w, struct flow *f, uint64_t now)
+uint64_t rr_next_start(struct worker *w, struct flow *f, uint64_t now)
 {
-	return w->tw && traced(w, f, now) ? now_ns() : now;
+	return w->tw && rr_traced(w, f, now) ? now_ns() : now;
 }
 
 /*
@@ -87,7 +87,7 @@ static uint64_t next_start(struct worker *w, struct flow *f, uint64_t now)
  * (struct ns_wstamp), at `now`, or at a clock read of its own if 0. A
  * message --trace-sample leaves out is counted, not stamped.
  */
-static void wstamp(struct worker *w, struct flow *f, int rx, uint64_t now)
+void rr_wstamp(struct worker *w, struct flow *f, int rx, uint64_t now)
 {
 	struct ns_wstamp *u = f->ws;
 	uint32_t *n = rx ? &u->recv_n : &u->send_n;
@@ -100,7 +100,7 @@ static void wstamp(struct worker *w, struct flow *f, int rx, uint64_t now)
 }
 
 /* A peer that went away ends the flow; anything else is also counted. */
-static void flow_failed(struct worker *w, struct flow *f, int err)
+void rr_flow_failed(struct worker *w, struct flow *f, int err)
 {
 	if (err != ECONNRESET && err != EPIPE)
 		worker_error(w, err);
@@ -118,13 +118,13 @@ static size_t seq_len(const struct worker *w)
 	return seq_width(w->rs->request_size, w->rs->response_size);
 }
 
-static int answers(const struct worker *w, const struct flow *f,
-		   uint64_t seq)
+int rr_answers(const struct worker *w, const struct flow *f,
+	       uint64_t seq)
 {
 	return f->seq_in == seq_trunc(seq, seq_len(w));
 }
 
-static void put_seq(struct worker *w, uint64_t seq)
+void rr_put_seq(struct worker *w, uint64_t seq)
 {
 	seq_put(w->buf, seq_len(w), seq);
 }
@@ -135,8 +135,8 @@ static void take_seq(struct worker *w, struct flow *f, size_t off, size_t r)
 }
 
 /* 1: message sent; 0: would block; -errno: failed. *off is progress. */
-static int send_from(struct worker *w, struct flow *f, size_t *off,
-		     size_t size)
+int rr_send_from(struct worker *w, struct flow *f, size_t *off,
+		 size_t size)
 {
 	/* --raw: the user's request; else the bytes' content is ours. */
 	const char *raw = w->rs->raw ? w->rs->raw->req : NULL;
@@ -155,11 +155,11 @@ static int send_from(struct worker *w, struct flow *f, size_t *off,
 	return 1;
 }
 
-static int send_rest(struct worker *w, struct flow *f, size_t size)
+int rr_send_rest(struct worker *w, struct flow *f, size_t size)
 {
 	if (f->off == 0)
-		put_seq(w, w->rs->is_client ? f->seq_out : f->seq_in);
-	return send_from(w, f, &f->off, size);
+		rr_put_seq(w, w->rs->is_client ? f->seq_out : f->seq_in);
+	return rr_send_from(w, f, &f->off, size);
 }
 
 /* recv(), which for a message's first bytes also takes the RX stamp. */
@@ -171,7 +171,7 @@ static ssize_t rr_recv(struct worker *w, struct flow *f, size_t len)
 	return io_recv(w, f->fd, w->buf, len, 0);
 }
 
-static void sent(struct worker *w, struct flow *f)
+void rr_sent(struct worker *w, struct flow *f)
 {
 	if (w->rs->timestamping)
 		f->sw_tx = tstamp_tx(f->fd, w->rs->ts_offset);
@@ -179,23 +179,23 @@ static void sent(struct worker *w, struct flow *f)
 
 static void continue_send(struct worker *w, struct flow *f)
 {
-	int rc = send_rest(w, f, tx_size(w));
+	int rc = rr_send_rest(w, f, rr_tx_size(w));
 
 	if (rc < 0) {
-		flow_failed(w, f, -rc);
+		rr_flow_failed(w, f, -rc);
 		return;
 	}
 	if (rc == 0) {
 		worker_arm(w, f, EPOLLOUT);
 		return;
 	}
-	sent(w, f);
+	rr_sent(w, f);
 	if (!w->rs->is_client) {
 		f->transactions++;
 		if (f->ws)
-			wstamp(w, f, 0, 0);
+			rr_wstamp(w, f, 0, 0);
 		if (w->tw)
-			traced(w, f, trace_worker_sampled(w->tw, f) ?
+			rr_traced(w, f, trace_worker_sampled(w->tw, f) ?
 				     now_ns() : 0);
 	}
 	f->state = RR_RECEIVING;
@@ -207,7 +207,7 @@ static int pipelined(const struct worker *w);
 
 /*
  * --raw -R without --response-end: a response is the next -R bytes,
- * so bytes already there before a request is sent (no request was
+ * so bytes already there before a request is rr_sent (no request was
  * outstanding) would pass for its response. They are the server's
  * own, counted as no request's and dropped.
  */
@@ -235,7 +235,7 @@ void rr_begin_send(struct worker *w, struct flow *f, uint64_t now)
 	    !pipelined(w))
 		drop_unasked(w, f);
 	if (w->rs->o->delay) {
-		pause_delay(w);
+		rr_pause_delay(w);
 		now = now_ns();
 	}
 	f->state = RR_SENDING;
@@ -255,11 +255,11 @@ static void message_received(struct worker *w, struct flow *f)
 		hist_add(f->lat, now - f->t_send);
 		f->t_progress = now;
 		f->transactions++;
-		if (!answers(w, f, f->seq_out))
+		if (!rr_answers(w, f, f->seq_out))
 			f->mismatched++;
 		if (f->ws)
-			wstamp(w, f, 1, now);
-		now = next_start(w, f, now);
+			rr_wstamp(w, f, 1, now);
+		now = rr_next_start(w, f, now);
 		if (w->rs->wl->client_done) {
 			w->rs->wl->client_done(w, f, now);
 			return;
@@ -268,12 +268,11 @@ static void message_received(struct worker *w, struct flow *f)
 		now = now_ns();	/* the server's APP_SEND */
 		f->t_recv = now;
 	} else if (f->ws) {
-		wstamp(w, f, 1, 0);
+		rr_wstamp(w, f, 1, 0);
 	}
 	rr_begin_send(w, f, now);
 }
 
-enum { READ_FAILED = -1, READ_NOTHING, READ_PART, READ_WHOLE };
 
 /*
  * --raw with --response-end: responses are found by their terminator,
@@ -310,7 +309,7 @@ static void keep_rest(struct worker *w, struct flow *f, const char *rest,
 }
 
 /*
- * read_chunk() for terminated responses: a read takes what the socket
+ * rr_read_chunk() for terminated responses: a read takes what the socket
  * has, up to -B bytes, and the framing says where the response ends.
  */
 static int read_framed(struct worker *w, struct flow *f)
@@ -332,7 +331,7 @@ static int read_framed(struct worker *w, struct flow *f)
 		if (r < 0 && errno == EAGAIN)
 			return READ_NOTHING;
 		if (r <= 0) {
-			flow_failed(w, f, r ? errno : ECONNRESET);
+			rr_flow_failed(w, f, r ? errno : ECONNRESET);
 			return READ_FAILED;
 		}
 		f->bytes_read += r;
@@ -342,7 +341,7 @@ static int read_framed(struct worker *w, struct flow *f)
 	rc = raw_frame(w->rs->raw, &f->raw, p, n, &used);
 	if (rc == RAW_OVERLONG) {
 		f->overlong = 1;
-		flow_failed(w, f, EMSGSIZE);
+		rr_flow_failed(w, f, EMSGSIZE);
 		return READ_FAILED;
 	}
 	f->off += used;
@@ -360,12 +359,12 @@ static int read_framed(struct worker *w, struct flow *f)
 }
 
 /* What a read's result r (not EINTR) did to the inbound message. */
-static int took(struct worker *w, struct flow *f, ssize_t r)
+int rr_took(struct worker *w, struct flow *f, ssize_t r)
 {
 	if (r < 0 && errno == EAGAIN)
 		return READ_NOTHING;
 	if (r <= 0) {
-		flow_failed(w, f, r ? errno : ECONNRESET);
+		rr_flow_failed(w, f, r ? errno : ECONNRESET);
 		return READ_FAILED;
 	}
 	take_seq(w, f, f->off, r);
@@ -380,7 +379,7 @@ static int took(struct worker *w, struct flow *f, ssize_t r)
  * read was the first since (*woken): one read later in the same round,
  * the data may have come after the wake-up and had no wait of its own.
  */
-static int read_chunk(struct worker *w, struct flow *f, int *woken)
+int rr_read_chunk(struct worker *w, struct flow *f, int *woken)
 {
 	size_t size = rx_size(w);
 	ssize_t r;
@@ -394,7 +393,7 @@ static int read_chunk(struct worker *w, struct flow *f, int *woken)
 	do
 		r = rr_recv(w, f, chunk(w, size - f->off));
 	while (r < 0 && errno == EINTR);
-	return took(w, f, r);
+	return rr_took(w, f, r);
 }
 
 static void on_readable(struct worker *w, struct flow *f)
@@ -402,7 +401,7 @@ static void on_readable(struct worker *w, struct flow *f)
 	int edge = w->rs->o->edge_trigger, rc, woken = 1;
 
 	while (f->open && f->state == RR_RECEIVING) {
-		rc = read_chunk(w, f, &woken);
+		rc = rr_read_chunk(w, f, &woken);
 		if (rc <= READ_NOTHING)
 			return;
 		if (rc == READ_WHOLE)
@@ -412,188 +411,14 @@ static void on_readable(struct worker *w, struct flow *f)
 	}
 }
 
-static int open_loop(const struct worker *w)
-{
-	return w->rs->o->rate > 0;
-}
-
-/* Slots of the per-flow rings of send times, by sequence number. */
-static int ring_size(const struct worker *w)
-{
-	return open_loop(w) ? OPEN_INFLIGHT : w->rs->o->burst;
-}
-
-static void continue_open(struct worker *w, struct flow *f);
-
-/*
- * --burst N (and --rate): the client keeps several requests outstanding.
- * TCP keeps them in order, so responses come back in the order of their
- * requests, and each one's echoed sequence number checks that. Sends
- * and receives interleave: a request can be half written (soff) while
- * responses are read (off).
- */
-static void burst_pump(struct worker *w, struct flow *f)
-{
-	int rc, n = ring_size(w);
-
-	while (f->to_send > 0) {
-		if (f->soff == 0) {
-			f->seq_out++;
-			put_seq(w, f->seq_out);
-			f->sent_at[f->seq_out % n] = now_ns();
-		}
-		rc = send_from(w, f, &f->soff, tx_size(w));
-		if (rc < 0) {
-			flow_failed(w, f, -rc);
-			return;
-		}
-		if (rc == 0) {
-			worker_arm(w, f, EPOLLIN | EPOLLOUT);
-			return;
-		}
-		f->soff = 0;
-		f->to_send--;
-		f->sent_total++;
-	}
-	worker_arm(w, f, EPOLLIN);
-}
-
-static void burst_read(struct worker *w, struct flow *f)
-{
-	int edge = w->rs->o->edge_trigger, n = ring_size(w);
-	int rc, woken = 1;
-
-	while (f->open) {
-		uint64_t now;
-
-		rc = read_chunk(w, f, &woken);
-		if (rc <= READ_NOTHING)
-			return;
-		if (rc == READ_WHOLE) {
-			now = now_ns();
-			f->seq_recv++;
-			if (!answers(w, f, f->seq_recv))
-				f->mismatched++;
-			f->transactions++;
-			f->t_progress = now;
-			f->off = 0;
-			f->t_send = f->sent_at[f->seq_recv % n];
-			if (open_loop(w)) {
-				/* From the intended send: stalls are not hidden. */
-				hist_add(f->lat, now -
-					 f->intended_at[f->seq_recv % n]);
-				hist_add(f->lat_unc, now - f->t_send);
-			} else {
-				hist_add(f->lat, now - f->t_send);
-			}
-			if (w->tw)
-				traced(w, f, now);
-			if (f->ws)
-				wstamp(w, f, 1, now);
-			if (open_loop(w)) {
-				continue_open(w, f);
-			} else {
-				f->to_send++;
-				burst_pump(w, f);
-			}
-		}
-		/* Bytes kept from the last read are read by nobody else. */
-		if (!edge && !f->pend_len)
-			return;
-	}
-}
-
-static void burst_start(struct worker *w, struct flow *f)
-{
-	f->sent_at = xcalloc(w->rs->o->burst, sizeof(*f->sent_at));
-	f->to_send = w->rs->o->burst;
-	burst_pump(w, f);
-}
-
-/* --rate: the time to the flow's next request, in ns. */
-static uint64_t interarrival(struct worker *w)
-{
-	double mean = 1e9 * w->rs->o->num_flows / w->rs->o->rate, u;
-
-	if (w->rs->o->arrival[0] == 'u')
-		return (uint64_t)mean;
-	/* xorshift64*: exponential gaps make Poisson arrivals. */
-	w->rng ^= w->rng >> 12;
-	w->rng ^= w->rng << 25;
-	w->rng ^= w->rng >> 27;
-	u = ((w->rng * 0x2545f4914f6cdd1dULL) >> 11) * 0x1.0p-53;
-	return (uint64_t)(-log(1.0 - u) * mean);
-}
-
-/* Send what is queued; a half-written request waits for EPOLLOUT. */
-static void continue_open(struct worker *w, struct flow *f)
-{
-	if (f->to_send > 0 && f->soff == 0)
-		burst_pump(w, f);
-}
-
-static void open_start(struct worker *w, struct flow *f)
-{
-	f->sent_at = xcalloc(OPEN_INFLIGHT, sizeof(*f->sent_at));
-	f->intended_at = xcalloc(OPEN_INFLIGHT, sizeof(*f->intended_at));
-	if (!w->rng)
-		w->rng = 0x9e3779b97f4a7c15ULL ^ ((uint64_t)w->id << 32) ^
-			 now_ns();
-	/* Flows start at random points of their first gap: no lockstep. */
-	f->next_intended = w->rs->t_start + interarrival(w);
-	worker_arm(w, f, EPOLLIN);
-}
-
-/* Queue every request whose time has come; the earliest next time. */
-uint64_t rr_tick(struct worker *w, uint64_t now)
-{
-	uint64_t next = 0;
-	int i;
-
-	if (!open_loop(w) || !w->rs->is_client)
-		return 0;
-	for (i = 0; i < w->nflows; i++) {
-		struct flow *f = w->flows[i];
-		uint64_t queued;
-
-		if (!f->open)
-			continue;
-		while (f->next_intended <= now) {
-			queued = f->seq_out + f->to_send - (f->soff ? 1 : 0);
-			if (queued - f->seq_recv >=
-			    (uint64_t)options_inflight(w->rs->o,
-						     w->rs->tracer != NULL)) {
-				f->behind++;	/* the client cannot keep up */
-			} else {
-				f->intended_at[(queued + 1) % OPEN_INFLIGHT] =
-					f->next_intended;
-				f->to_send++;
-			}
-			f->next_intended += interarrival(w);
-		}
-		continue_open(w, f);
-		if (!next || f->next_intended < next)
-			next = f->next_intended;
-	}
-	return next;
-}
-
-static void burst_event(struct worker *w, struct flow *f, uint32_t events)
-{
-	if (events & EPOLLOUT)
-		burst_pump(w, f);
-	if (f->open && (events & (EPOLLIN | EPOLLERR | EPOLLHUP)))
-		burst_read(w, f);
-}
-
 void rr_start(struct worker *w, struct flow *f)
 {
-	if (w->rs->is_client && open_loop(w)) {
-		open_start(w, f);
+	if (w->rs->is_client && rr_open_loop(w)) {
+		rr_open_start(w, f);
 		return;
 	}
 	if (w->rs->is_client && w->rs->o->burst > 1) {
-		burst_start(w, f);
+		rr_burst_start(w, f);
 		return;
 	}
 	if (w->rs->is_client) {
@@ -607,8 +432,8 @@ void rr_start(struct worker *w, struct flow *f)
 
 void rr_event(struct worker *w, struct flow *f, uint32_t events)
 {
-	if (w->rs->is_client && (w->rs->o->burst > 1 || open_loop(w))) {
-		burst_event(w, f, events);
+	if (w->rs->is_client && (w->rs->o->burst > 1 || rr_open_loop(w))) {
+		rr_burst_event(w, f, events);
 		return;
 	}
 	if (f->state == RR_SENDING && (events & (EPOLLOUT | EPOLLERR)))
@@ -616,140 +441,4 @@ void rr_event(struct worker *w, struct flow *f, uint32_t events)
 	else if (f->state == RR_RECEIVING &&
 		 (events & (EPOLLIN | EPOLLERR | EPOLLHUP)))
 		on_readable(w, f);
-}
-
-/*
- * One flow per thread: 1 with the whole message read, 0 when the flow
- * ended. A blocking socket waits in recv(); --io-mode=spin's
- * non-blocking one comes back here until the message is in. rc is the
- * last read's outcome; READ_PART reads (again).
- */
-static int recv_rest(struct worker *w, struct flow *f, int rc)
-{
-	int woken = 0;
-
-	while (rc == READ_PART ||
-	       (rc == READ_NOTHING && !worker_stopping(w)))
-		rc = read_chunk(w, f, &woken);
-	return rc == READ_WHOLE;
-}
-
-static int recv_all(struct worker *w, struct flow *f)
-{
-	f->off = 0;
-	return recv_rest(w, f, READ_PART);
-}
-
-static int recv_on(struct worker *w, struct flow *f, ssize_t r)
-{
-	f->off = 0;
-	return recv_rest(w, f, r < 0 && errno == EINTR ? READ_PART
-						      : took(w, f, r));
-}
-
-/* The same for sending: >0 sent, 0 stopped first, <0 -errno. */
-static int send_more(struct worker *w, struct flow *f, int rc)
-{
-	while (rc == 0 && !worker_stopping(w))
-		rc = send_rest(w, f, tx_size(w));
-	return rc;
-}
-
-static int send_all(struct worker *w, struct flow *f)
-{
-	f->off = 0;
-	return send_more(w, f, send_rest(w, f, tx_size(w)));
-}
-
-static int send_on(struct worker *w, struct flow *f, ssize_t r)
-{
-	f->off = 0;
-	if (r >= 0) {
-		f->off = r;
-		f->bytes_written += r;
-	} else if (errno != EINTR && errno != EAGAIN) {
-		return -errno;
-	}
-	return send_more(w, f, send_rest(w, f, tx_size(w)));
-}
-
-/* What the plain loops hand a message to when one call did not do. */
-static const struct rr_rest rest = { .recv_on = recv_on,
-				     .send_on = send_on };
-
-/* rr_run_blocking() as it is for every case; >0 or 0 stopped, <0 -errno. */
-static int general_loop(struct worker *w, struct flow *f)
-{
-	int client = w->rs->is_client, rc = 0;
-
-	uint64_t t0 = now_ns(), now;
-
-	while (!worker_stopping(w)) {
-		if (client) {
-			if (w->rs->o->delay) {
-				pause_delay(w);
-				t0 = now_ns();
-			}
-			f->seq_out++;
-			rc = send_all(w, f);
-			if (rc > 0) {
-				sent(w, f);
-				rc = recv_all(w, f);
-			}
-			if (rc > 0 && !answers(w, f, f->seq_out))
-				f->mismatched++;
-		} else {
-			rc = recv_all(w, f);
-			if (w->tw && trace_worker_sampled(w->tw, f))
-				f->t_recv = f->t_send = now_ns();
-			if (rc > 0 && f->ws)
-				wstamp(w, f, 1, 0);
-			if (rc > 0)
-				rc = send_all(w, f);
-			if (rc > 0) {
-				sent(w, f);
-				if (f->ws)
-					wstamp(w, f, 0, 0);
-			}
-		}
-		if (rc <= 0)
-			break;
-		if (!client && !w->tw) {
-			/* An untraced server has no use for the time. */
-			f->transactions++;
-			worker_poll_snapshot(w);
-			continue;
-		}
-		/* One clock read ends this transaction and starts the next. */
-		now = now_ns();
-		if (client) {
-			hist_add(f->lat, now - t0);
-			f->t_send = t0;
-			f->t_progress = now;
-			if (f->ws)
-				wstamp(w, f, 1, now);
-			t0 = next_start(w, f, now);
-		} else {
-			traced(w, f, now);
-		}
-		f->transactions++;
-		worker_maybe_snapshot(w, now);
-	}
-	return rc;
-}
-
-void rr_run_blocking(struct worker *w, struct flow *f)
-{
-	int rc;
-
-	if (!rr_plain(w, f))
-		rc = general_loop(w, f);
-	else if (w->rs->is_client)
-		rc = rr_plain_client(w, f, &rest);
-	else
-		rc = rr_plain_server(w, f, &rest);
-	if (rc < 0 && !worker_stopping(w))
-		flow_failed(w, f, -rc);
-	else
-		worker_flow_closed(w, f);
 }
