@@ -16,6 +16,8 @@
 #include "options_def.h"
 #include "workload.h"
 
+_Static_assert(!(W_EVERY & OPT_TRACED_RESULT), "a workload bit");
+
 #define O(f) offsetof(struct options, f)
 
 static const struct opt_def defs[] = {

@@ -11,6 +11,7 @@
 
 #include "common.h"
 #include "metrics_http.h"
+#include "options.h"
 #include "options_def.h"
 #include "stages.h"
 #include "workload.h"

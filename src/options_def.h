@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "options.h"
+struct options;
 
 enum opt_type {
 	T_BOOL,		/* no argument: sets 1 */
@@ -44,7 +44,6 @@ struct opt_def {
  * line, not two. JSON keeps both, each in its own object.
  */
 #define OPT_TRACED_RESULT (1u << 31)
-_Static_assert(!(W_EVERY & OPT_TRACED_RESULT), "a workload bit");
 
 #define FIELD(o, d, type) ((type *)((char *)(o) + (d)->off))
 

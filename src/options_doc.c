@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "options.h"
 #include "options_def.h"
 #include "version.h"
 #include "workload.h"

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "options.h"
 #include "options_def.h"
 
 /* A decimal number, nothing before or after it (strtod takes hex too). */

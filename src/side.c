@@ -12,6 +12,7 @@
 #include "script/script.h"
 #include "side.h"
 #include "trace/collect.h"
+#include "trace/keep.h"
 #include "trace/tracer.h"
 #include "tstamp.h"
 

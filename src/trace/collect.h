@@ -169,27 +169,6 @@ int trace_worker_done(struct trace_worker *tw, struct flow *f,
 void trace_worker_end(struct trace_worker *tw);
 void trace_worker_free(struct trace_worker *tw);
 /*
- * After the run (no record is accounted after it): the workers' kept
- * records together are at most `max`, each worker's in flow and
- * sequence order: all their complete transactions if there are no
- * more, else the TRACE_SLOWEST_PCT % of `max` longest (slowest set)
- * and a uniform sample (lowest priority) for the rest. Returns how
- * many they offered in all.
- */
-#define TRACE_SLOWEST_PCT 1
-uint64_t trace_keep(struct trace_worker **tw, int n, long max);
-/*
- * A transaction's place in the sample: a hash of what names it on both
- * ends, so that they keep the same ones. A TCP request is named by its
- * connection's client port and the offset of its first byte in the
- * stream (off), which a client, a netstage server and an observer of
- * any server all know alike; off < 0 where it is not known (udp_rr):
- * by flow and number. A tcp_crr connection's one request: by its port.
- * Exposed for the unit tests.
- */
-uint64_t trace_rec_priority(enum ns_side side, uint32_t flow_id,
-			    uint64_t seq, uint16_t port, int64_t off);
-/*
  * A message that ended no transaction was read (udp_rr: a response
  * that came too late): its record, if any, is no transaction's.
  */
@@ -214,8 +193,13 @@ void trace_worker_take(struct trace_worker *tw, struct flow *f,
  */
 void trace_worker_take_lean(struct trace_worker *tw, struct flow *f,
 			    const struct ustamps *u);
+
+/* The slowest kept apart: this % of --trace-max-records (keep.h). */
+#define TRACE_SLOWEST_PCT 1
+
 /*
- * Account one merge result; exposed for the unit tests. The record kept
+ * Account one merge result (keep.c: into the worker's store of kept
+ * records); exposed for the unit tests. The record kept
  * for --trace-records, or NULL (incomplete, or past the limit). off:
  * the request's offset in its stream, or < 0 (trace_rec_priority()).
  */

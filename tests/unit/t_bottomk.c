@@ -17,6 +17,7 @@
 
 #include "trace/bottomk.h"
 #include "trace/collect.h"
+#include "trace/keep.h"
 
 /* Uniform priorities: the records' own hash of a sequence number. */
 static uint64_t mix(uint64_t x)

@@ -15,6 +15,7 @@
 
 #include "flow.h"
 #include "trace/collect.h"
+#include "trace/keep.h"
 #include "trace/merge.h"
 
 /* A client transaction, 1 us apart at each boundary from t = 1000. */
