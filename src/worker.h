@@ -151,6 +151,11 @@ void worker_add_flow(struct worker *w, struct flow *f);
 void worker_finish(struct worker *w);
 /* Close the intervals that ended by `now`: ticks, samples, progress. */
 void worker_snapshot(struct worker *w, uint64_t now);
+/*
+ * At stop: the interval under way counts if it is all but over (90%),
+ * so a 10 s test at 1 s intervals has 10 samples on both sides.
+ */
+void worker_final_snapshot(struct worker *w);
 /* Blocking mode: the same when one is due (inline: every transaction). */
 static inline void worker_maybe_snapshot(struct worker *w, uint64_t now)
 {
