@@ -18,79 +18,6 @@ static long long get_int(struct rbuf *b)
 	return (long long)wget_u64(b);
 }
 
-static void put_kv(struct wbuf *b, const struct kv_list *l)
-{
-	size_t i;
-
-	wput_u64(b, l->n);
-	for (i = 0; i < l->n; i++) {
-		wput_str(b, l->v[i].key);
-		wput_str(b, l->v[i].text);
-		wput_u8(b, (uint8_t)l->v[i].type);
-	}
-}
-
-static void get_kv(struct rbuf *b, struct kv_list *l)
-{
-	uint64_t i, n = wget_count(b, b->n);
-	char *key, *text;
-	uint8_t type;
-
-	for (i = 0; i < n && !b->bad; i++) {
-		key = wget_str(b);
-		text = wget_str(b);
-		type = wget_u8(b);
-		if (!key || !text || type > KV_NUM)
-			b->bad = 1;
-		else {
-			kv_str(l, key, text);
-			l->v[l->n - 1].type = type;
-		}
-		free(key);
-		free(text);
-	}
-}
-
-/* Only the buckets that counted: most of a histogram is zeros. */
-static void put_hist(struct wbuf *b, const struct hist *h)
-{
-	uint32_t i, used = 0;
-
-	wput_u64(b, h->count);
-	wput_u64(b, h->min);
-	wput_u64(b, h->max);
-	wput_f64(b, h->sum);
-	wput_f64(b, h->sumsq);
-	for (i = 0; i < HIST_BUCKETS; i++)
-		used += h->bucket[i] != 0;
-	wput_u64(b, used);
-	for (i = 0; i < HIST_BUCKETS; i++)
-		if (h->bucket[i]) {
-			wput_u32(b, i);
-			wput_u64(b, h->bucket[i]);
-		}
-}
-
-static void get_hist(struct rbuf *b, struct hist *h)
-{
-	uint32_t i, idx, used;
-
-	memset(h, 0, sizeof(*h));
-	h->count = wget_u64(b);
-	h->min = wget_u64(b);
-	h->max = wget_u64(b);
-	h->sum = wget_f64(b);
-	h->sumsq = wget_f64(b);
-	used = (uint32_t)wget_count(b, HIST_BUCKETS);
-	for (i = 0; i < used && !b->bad; i++) {
-		idx = wget_u32(b);
-		if (idx >= HIST_BUCKETS)
-			b->bad = 1;
-		else
-			h->bucket[idx] = wget_u64(b);
-	}
-}
-
 static void put_rec(struct wbuf *b, const struct trace_rec *r)
 {
 	int i;
@@ -177,9 +104,9 @@ static void put_summary(struct wbuf *b, const struct trace_summary *ts)
 	wput_u8(b, (uint8_t)ts->retrans_partial);
 	wput_u8(b, (uint8_t)ts->has_inrun);
 	put_inrun(b, &ts->inrun);
-	put_hist(b, &ts->held);
+	wput_hist(b, &ts->held);
 	for (i = 0; i < NS_MAX_STAGES; i++)
-		put_hist(b, &ts->stage[i]);
+		wput_hist(b, &ts->stage[i]);
 	wput_u64(b, (uint64_t)ts->ntail);
 	for (i = 0; i < ts->ntail; i++)
 		put_rec(b, &ts->tail[i]);
@@ -203,9 +130,9 @@ static void get_summary(struct rbuf *b, struct trace_summary *ts)
 	ts->retrans_partial = wget_u8(b);
 	ts->has_inrun = wget_u8(b);
 	get_inrun(b, &ts->inrun);
-	get_hist(b, &ts->held);
+	wget_hist(b, &ts->held);
 	for (i = 0; i < NS_MAX_STAGES; i++)
-		get_hist(b, &ts->stage[i]);
+		wget_hist(b, &ts->stage[i]);
 	ts->ntail = (int)wget_count(b, TRACE_TAIL);
 	for (i = 0; i < ts->ntail; i++)
 		get_rec(b, &ts->tail[i]);
@@ -377,12 +304,12 @@ static void put_payload(struct wbuf *b, const struct run_results *r)
 	wput_str(b, r->workload);
 	wput_u8(b, (uint8_t)r->is_rr);
 	wput_u32(b, r->side);
-	put_kv(b, &r->keys);
-	put_kv(b, &r->options);
-	put_kv(b, &r->header);
+	wput_kv(b, &r->keys);
+	wput_kv(b, &r->options);
+	wput_kv(b, &r->header);
 	put_totals(b, r);
 	wput_u8(b, (uint8_t)r->has_lat);
-	put_hist(b, &r->lat);
+	wput_hist(b, &r->lat);
 	wput_u64(b, r->t_start);
 	put_intervals(b, r);
 	put_trace(b, r);
@@ -405,12 +332,12 @@ static void get_payload(struct rbuf *b, struct run_results *r)
 	wget_strn(b, r->workload, sizeof(r->workload));
 	r->is_rr = wget_u8(b);
 	r->side = wget_u32(b);
-	get_kv(b, &r->keys);
-	get_kv(b, &r->options);
-	get_kv(b, &r->header);
+	wget_kv(b, &r->keys);
+	wget_kv(b, &r->options);
+	wget_kv(b, &r->header);
 	get_totals(b, r);
 	r->has_lat = wget_u8(b);
-	get_hist(b, &r->lat);
+	wget_hist(b, &r->lat);
 	r->t_start = wget_u64(b);
 	get_intervals(b, r);
 	get_trace(b, r);

@@ -3,6 +3,8 @@
 #include <string.h>
 
 #include "common.h"
+#include "hist.h"
+#include "kv.h"
 #include "wire.h"
 
 static unsigned char *room(struct wbuf *b, size_t n)
@@ -165,4 +167,77 @@ uint64_t wget_count(struct rbuf *b, uint64_t max)
 		return 0;
 	}
 	return n;
+}
+
+void wput_kv(struct wbuf *b, const struct kv_list *l)
+{
+	size_t i;
+
+	wput_u64(b, l->n);
+	for (i = 0; i < l->n; i++) {
+		wput_str(b, l->v[i].key);
+		wput_str(b, l->v[i].text);
+		wput_u8(b, (uint8_t)l->v[i].type);
+	}
+}
+
+void wget_kv(struct rbuf *b, struct kv_list *l)
+{
+	uint64_t i, n = wget_count(b, b->n);
+	char *key, *text;
+	uint8_t type;
+
+	for (i = 0; i < n && !b->bad; i++) {
+		key = wget_str(b);
+		text = wget_str(b);
+		type = wget_u8(b);
+		if (!key || !text || type > KV_NUM)
+			b->bad = 1;
+		else {
+			kv_str(l, key, text);
+			l->v[l->n - 1].type = type;
+		}
+		free(key);
+		free(text);
+	}
+}
+
+/* Only the buckets that counted: most of a histogram is zeros. */
+void wput_hist(struct wbuf *b, const struct hist *h)
+{
+	uint32_t i, used = 0;
+
+	wput_u64(b, h->count);
+	wput_u64(b, h->min);
+	wput_u64(b, h->max);
+	wput_f64(b, h->sum);
+	wput_f64(b, h->sumsq);
+	for (i = 0; i < HIST_BUCKETS; i++)
+		used += h->bucket[i] != 0;
+	wput_u64(b, used);
+	for (i = 0; i < HIST_BUCKETS; i++)
+		if (h->bucket[i]) {
+			wput_u32(b, i);
+			wput_u64(b, h->bucket[i]);
+		}
+}
+
+void wget_hist(struct rbuf *b, struct hist *h)
+{
+	uint32_t i, idx, used;
+
+	memset(h, 0, sizeof(*h));
+	h->count = wget_u64(b);
+	h->min = wget_u64(b);
+	h->max = wget_u64(b);
+	h->sum = wget_f64(b);
+	h->sumsq = wget_f64(b);
+	used = (uint32_t)wget_count(b, HIST_BUCKETS);
+	for (i = 0; i < used && !b->bad; i++) {
+		idx = wget_u32(b);
+		if (idx >= HIST_BUCKETS)
+			b->bad = 1;
+		else
+			h->bucket[idx] = wget_u64(b);
+	}
 }

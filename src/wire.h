@@ -4,7 +4,8 @@
  * exactly) and length-prefixed strings, and a reader that takes them
  * off in the same order. The reader never reads past its end: a short
  * or corrupt buffer sets `bad` and yields zeros from then on, so a
- * decoder checks once at the end. No I/O here.
+ * decoder checks once at the end. Netstage's two containers, key=value
+ * lists and histograms, go the same way. No I/O here.
  */
 #ifndef NETSTAGE_WIRE_H
 #define NETSTAGE_WIRE_H
@@ -43,5 +44,14 @@ void wget_strn(struct rbuf *b, char *buf, size_t len);
 void wget_bytes(struct rbuf *b, void *p, size_t n);
 /* A count (put as a u64) that must be <= max: bad if not. */
 uint64_t wget_count(struct rbuf *b, uint64_t max);
+
+struct kv_list;
+struct hist;
+/* A key=value list: each key, text and type, in order. */
+void wput_kv(struct wbuf *b, const struct kv_list *l);
+void wget_kv(struct rbuf *b, struct kv_list *l);
+/* A histogram: its totals and only the buckets that counted. */
+void wput_hist(struct wbuf *b, const struct hist *h);
+void wget_hist(struct rbuf *b, struct hist *h);
 
 #endif
