@@ -188,147 +188,10 @@ void opt_dashed(char *dst, size_t len, const char *name)
 	dst[i] = '\0';
 }
 
-int opt_fail(char *err, size_t len, const struct opt_def *d,
-	     const char *fmt, ...)
-{
-	char msg[200];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	if (d) {
-		char name[40];
-
-		opt_dashed(name, sizeof(name), d->name);
-		snprintf(err, len, "option --%s: %s", name, msg);
-	}
-	else
-		snprintf(err, len, "%s", msg);
-	return -1;
-}
 
 
-static void set_defaults(struct options *o, unsigned int wl)
-{
-	char err[256];
-	size_t i;
-
-	memset(o, 0, sizeof(*o));
-	o->workload = wl;
-	for (i = 0; i < ARRAY_SIZE(defs); i++) {
-		const struct opt_def *d = &defs[i];
-
-		if ((d->mask & wl) && d->defval && d->type != T_OPTSTR &&
-		    opt_set_value(o, d, d->defval, err, sizeof(err)))
-			abort();	/* a bad table entry is a bug */
-	}
-}
-
-/* getopt_long wants a table; ours has both spellings of each name. */
-struct getopt_tables {
-	struct option longopts[2 * ARRAY_SIZE(defs) + 1];
-	char names[ARRAY_SIZE(defs)][40];
-	char shortopts[3 * ARRAY_SIZE(defs) + 2];
-};
-
-static int has_arg(const struct opt_def *d)
-{
-	if (d->type == T_BOOL)
-		return no_argument;
-	return d->type == T_OPTSTR || d->type == T_TRACE ? optional_argument
-							 : required_argument;
-}
-
-static void build_tables(struct getopt_tables *t, unsigned int wl)
-{
-	size_t i, nl = 0, ns = 0;
-
-	t->shortopts[ns++] = ':';	/* report missing arguments as ':' */
-	for (i = 0; i < ARRAY_SIZE(defs); i++) {
-		const struct opt_def *d = &defs[i];
-		int ha = has_arg(d);
-
-		if (!(d->mask & wl))
-			continue;
-		t->longopts[nl++] = (struct option){ d->name, ha, NULL, 256 + i };
-		opt_dashed(t->names[i], sizeof(t->names[i]), d->name);
-		if (strcmp(t->names[i], d->name))
-			t->longopts[nl++] = (struct option){ t->names[i], ha,
-							     NULL, 256 + i };
-		if (d->shortopt) {
-			t->shortopts[ns++] = d->shortopt;
-			if (ha != no_argument)
-				t->shortopts[ns++] = ':';
-			if (ha == optional_argument)
-				t->shortopts[ns++] = ':';
-		}
-	}
-	t->shortopts[ns] = '\0';
-	memset(&t->longopts[nl], 0, sizeof(t->longopts[nl]));
-}
-
-static const struct opt_def *by_short(int c, unsigned int wl)
-{
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(defs); i++)
-		if (defs[i].shortopt == c && (defs[i].mask & wl))
-			return &defs[i];
-	return NULL;
-}
-
-static int bad_option(int c, char **argv, char *err, size_t len)
-{
-	const char *arg = argv[optind - 1];
-
-	if (c == ':')
-		return opt_fail(err, len, NULL, "option '%s' needs a value", arg);
-	if (optopt && !(arg[0] == '-' && arg[1] == '-'))
-		return opt_fail(err, len, NULL, "unknown option '-%c'", optopt);
-	/* The name alone: "--bogus=5" is about --bogus. */
-	return opt_fail(err, len, NULL, "unknown option '%.*s'",
-		    (int)strcspn(arg, "="), arg);
-}
-
-int options_parse(struct options *o, unsigned int wl, int argc, char **argv,
-		  char *err, size_t len)
-{
-	struct getopt_tables *t = xcalloc(1, sizeof(*t));
-	int c, rc = 0;
-
-	set_defaults(o, wl);
-	build_tables(t, wl);
-	opterr = 0;
-	/*
-	 * 0, not 1: glibc then forgets where it was inside a cluster of
-	 * short options ("-xyz") of an earlier parse that stopped there,
-	 * which would point into that parse's (freed) arguments.
-	 */
-	optind = 0;
-	while ((c = getopt_long(argc, argv, t->shortopts, t->longopts,
-				NULL)) != -1) {
-		const struct opt_def *d;
-
-		if (c == '?' || c == ':') {
-			rc = bad_option(c, argv, err, len);
-			break;
-		}
-		d = c >= 256 ? &defs[c - 256] : by_short(c, wl);
-		o->given[(d - defs) / 64] |= 1ULL << ((d - defs) % 64);
-		rc = opt_set_value(o, d, optarg, err, len);
-		if (rc)
-			break;
-	}
-	if (!rc && optind < argc)
-		rc = opt_fail(err, len, NULL, "unexpected argument '%s'",
-			  argv[optind]);
-	free(t);
-	return rc;
-}
-
-_Static_assert(ARRAY_SIZE(defs) <=
-	       64 * ARRAY_SIZE(((struct options *)0)->given),
+_Static_assert(ARRAY_SIZE(defs) <= OPT_MAX, "the getopt tables hold it");
+_Static_assert(OPT_MAX <= 64 * ARRAY_SIZE(((struct options *)0)->given),
 	       "options.given has a bit per table entry");
 
 int options_inflight(const struct options *o, int traced)
@@ -461,4 +324,12 @@ const struct opt_def *options_defs(size_t *n)
 {
 	*n = ARRAY_SIZE(defs);
 	return defs;
+}
+
+/* Indexed by enum io_mode. */
+const char *const opt_io_modes[4] = { "epoll", "blocking", "busy", "spin" };
+
+const char *io_mode_name(enum io_mode m)
+{
+	return opt_io_modes[m];
 }

@@ -1,5 +1,6 @@
 /*
- * Inside the options module (options.c, options_value.c, options_doc.c):
+ * Inside the options module (options.c the table and the dump,
+ * options_parse.c the command line, options_doc.c the man page):
  * the table's row type and what the three files share. Not for the
  * rest of netstage, which reads options.h.
  */
@@ -45,6 +46,9 @@ struct opt_def {
  */
 #define OPT_TRACED_RESULT (1u << 31)
 
+/* Entries the table may have: the getopt tables and options.given. */
+#define OPT_MAX 128
+
 #define FIELD(o, d, type) ((type *)((char *)(o) + (d)->off))
 
 /* The table, in its order: every workload's options. */
@@ -57,7 +61,7 @@ int opt_fail(char *err, size_t len, const struct opt_def *d,
 /* arg, as typed, into d's field of o: 0, or -1 with err (opt_fail). */
 int opt_set_value(struct options *o, const struct opt_def *d,
 		  const char *arg, char *err, size_t len);
-/* enum io_mode's name; io_mode_name() of options.h is this. */
+/* enum io_mode's names (options.c); io_mode_name() reads them. */
 extern const char *const opt_io_modes[4];
 
 #endif

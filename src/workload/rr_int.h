@@ -1,9 +1,9 @@
 /*
- * Inside the rr engine: what its files share. rr.c is the closed loop
- * (a request, its response, the next), rr_open.c keeps several
- * requests in flight (--burst, --rate), rr_blocking.c is the loop of a
- * flow that has its thread to itself. The rest of netstage reads
- * workload.h.
+ * Inside the rr engine: what its files share. rr_msg.c moves messages;
+ * the loops call it: rr.c the closed loop (a request, its response,
+ * the next), rr_open.c keeps several requests in flight (--burst,
+ * --rate), rr_blocking.c is the loop of a flow that has its thread to
+ * itself. The rest of netstage reads workload.h.
  */
 #ifndef NETSTAGE_WORKLOAD_RR_INT_H
 #define NETSTAGE_WORKLOAD_RR_INT_H
@@ -84,5 +84,8 @@ int rr_open_loop(const struct worker *w);
 void rr_burst_start(struct worker *w, struct flow *f);
 void rr_open_start(struct worker *w, struct flow *f);
 void rr_burst_event(struct worker *w, struct flow *f, uint32_t events);
+
+/* Several requests in flight: bytes after a response start the next. */
+int rr_pipelined(const struct worker *w);
 
 #endif

@@ -1,8 +1,12 @@
 /*
- * An option's value from its text: numbers with nothing before or after
- * them, ranges, durations, percentile lists, the named modes.
+ * The command line into struct options: each option's value from its
+ * text (numbers with nothing before or after them, ranges, durations,
+ * percentile lists, the named modes), the defaults, and getopt_long
+ * over the table.
  */
 #include <ctype.h>
+#include <getopt.h>
+#include <stdarg.h>
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
@@ -102,14 +106,6 @@ static int parse_delay(const char *s, uint64_t *out)
 		}
 	}
 	return -1;
-}
-
-/* Indexed by enum io_mode. */
-const char *const opt_io_modes[4] = { "epoll", "blocking", "busy", "spin" };
-
-const char *io_mode_name(enum io_mode m)
-{
-	return opt_io_modes[m];
 }
 
 static int io_mode_of(const char *name)
@@ -230,4 +226,147 @@ int opt_set_value(struct options *o, const struct opt_def *d,
 		return 0;
 	}
 	return opt_fail(err, len, d, "internal: unknown type");
+}
+
+int opt_fail(char *err, size_t len, const struct opt_def *d,
+	     const char *fmt, ...)
+{
+	char msg[200];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (d) {
+		char name[40];
+
+		opt_dashed(name, sizeof(name), d->name);
+		snprintf(err, len, "option --%s: %s", name, msg);
+	}
+	else
+		snprintf(err, len, "%s", msg);
+	return -1;
+}
+
+static void set_defaults(struct options *o, unsigned int wl)
+{
+	size_t i, ndefs;
+	const struct opt_def *defs = options_defs(&ndefs);
+	char err[256];
+
+	memset(o, 0, sizeof(*o));
+	o->workload = wl;
+	for (i = 0; i < ndefs; i++) {
+		const struct opt_def *d = &defs[i];
+
+		if ((d->mask & wl) && d->defval && d->type != T_OPTSTR &&
+		    opt_set_value(o, d, d->defval, err, sizeof(err)))
+			abort();	/* a bad table entry is a bug */
+	}
+}
+
+/* getopt_long wants a table; ours has both spellings of each name. */
+struct getopt_tables {
+	struct option longopts[2 * OPT_MAX + 1];
+	char names[OPT_MAX][40];
+	char shortopts[3 * OPT_MAX + 2];
+};
+
+static int has_arg(const struct opt_def *d)
+{
+	if (d->type == T_BOOL)
+		return no_argument;
+	return d->type == T_OPTSTR || d->type == T_TRACE ? optional_argument
+							 : required_argument;
+}
+
+static void build_tables(struct getopt_tables *t, unsigned int wl)
+{
+	size_t i, nl = 0, ns = 0, ndefs;
+	const struct opt_def *defs = options_defs(&ndefs);
+
+	t->shortopts[ns++] = ':';	/* report missing arguments as ':' */
+	for (i = 0; i < ndefs; i++) {
+		const struct opt_def *d = &defs[i];
+		int ha = has_arg(d);
+
+		if (!(d->mask & wl))
+			continue;
+		t->longopts[nl++] = (struct option){ d->name, ha, NULL, 256 + i };
+		opt_dashed(t->names[i], sizeof(t->names[i]), d->name);
+		if (strcmp(t->names[i], d->name))
+			t->longopts[nl++] = (struct option){ t->names[i], ha,
+							     NULL, 256 + i };
+		if (d->shortopt) {
+			t->shortopts[ns++] = d->shortopt;
+			if (ha != no_argument)
+				t->shortopts[ns++] = ':';
+			if (ha == optional_argument)
+				t->shortopts[ns++] = ':';
+		}
+	}
+	t->shortopts[ns] = '\0';
+	memset(&t->longopts[nl], 0, sizeof(t->longopts[nl]));
+}
+
+static const struct opt_def *by_short(int c, unsigned int wl)
+{
+	size_t i, ndefs;
+	const struct opt_def *defs = options_defs(&ndefs);
+
+	for (i = 0; i < ndefs; i++)
+		if (defs[i].shortopt == c && (defs[i].mask & wl))
+			return &defs[i];
+	return NULL;
+}
+
+static int bad_option(int c, char **argv, char *err, size_t len)
+{
+	const char *arg = argv[optind - 1];
+
+	if (c == ':')
+		return opt_fail(err, len, NULL, "option '%s' needs a value", arg);
+	if (optopt && !(arg[0] == '-' && arg[1] == '-'))
+		return opt_fail(err, len, NULL, "unknown option '-%c'", optopt);
+	/* The name alone: "--bogus=5" is about --bogus. */
+	return opt_fail(err, len, NULL, "unknown option '%.*s'",
+		    (int)strcspn(arg, "="), arg);
+}
+
+int options_parse(struct options *o, unsigned int wl, int argc, char **argv,
+		  char *err, size_t len)
+{
+	struct getopt_tables *t = xcalloc(1, sizeof(*t));
+	size_t ndefs;
+	const struct opt_def *defs = options_defs(&ndefs);
+	int c, rc = 0;
+
+	set_defaults(o, wl);
+	build_tables(t, wl);
+	opterr = 0;
+	/*
+	 * 0, not 1: glibc then forgets where it was inside a cluster of
+	 * short options ("-xyz") of an earlier parse that stopped there,
+	 * which would point into that parse's (freed) arguments.
+	 */
+	optind = 0;
+	while ((c = getopt_long(argc, argv, t->shortopts, t->longopts,
+				NULL)) != -1) {
+		const struct opt_def *d;
+
+		if (c == '?' || c == ':') {
+			rc = bad_option(c, argv, err, len);
+			break;
+		}
+		d = c >= 256 ? &defs[c - 256] : by_short(c, wl);
+		o->given[(d - defs) / 64] |= 1ULL << ((d - defs) % 64);
+		rc = opt_set_value(o, d, optarg, err, len);
+		if (rc)
+			break;
+	}
+	if (!rc && optind < argc)
+		rc = opt_fail(err, len, NULL, "unexpected argument '%s'",
+			  argv[optind]);
+	free(t);
+	return rc;
 }
