@@ -412,8 +412,7 @@ static void observe_results(struct observer *ob)
 	r->observed_pid = ob->pid;
 	r->transactions = tw->complete + tw->missing + tw->disorder;
 	r->throughput = dur > 0 ? r->transactions / dur : 0;
-	trace_summarise(&r->trace, s->rs.tracer, s->workers, 1,
-			trace_side(&s->rs));
+	workers_summarise(&r->trace, s->workers, 1, &s->rs);
 	side_keep_records(s);
 }
 

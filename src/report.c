@@ -105,7 +105,7 @@ void report_collect(struct side_result *r, struct worker *w, int n,
 	r->busy_poll = busy_poll_take();
 	throughput_fit(r, w, n, rs);
 	if (rs->tracer)
-		trace_summarise(&r->trace, rs->tracer, w, n, trace_side(rs));
+		workers_summarise(&r->trace, w, n, rs);
 }
 
 /* us of CPU per transaction (rr) or per KB moved (stream); -1 unknown. */

@@ -232,9 +232,7 @@ void side_keep_records(struct side *s)
 
 	if (!s->rs.tracer || s->rs.trace_hist)
 		return;
-	tw = xcalloc(s->nworkers ? s->nworkers : 1, sizeof(*tw));
-	for (i = 0; i < s->nworkers; i++)
-		tw[i] = s->workers[i].tw;
+	tw = workers_tw(s->workers, s->nworkers);
 	ts->records_offered = trace_keep(tw, s->nworkers,
 					 s->o->trace_max_records);
 	for (i = 0; i < s->nworkers; i++)
@@ -242,8 +240,8 @@ void side_keep_records(struct side *s)
 			ts->records_kept++;
 			ts->records_slowest += tw[i]->recs[j].slowest;
 		}
-	trace_mark_retrans(ts, s->rs.tracer, s->workers, s->nworkers);
-	trace_find_tail(ts, s->workers, s->nworkers);
+	trace_mark_retrans(ts, s->rs.tracer, tw, s->nworkers);
+	trace_find_tail(ts, tw, s->nworkers);
 	free(tw);
 }
 

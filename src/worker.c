@@ -17,6 +17,7 @@
 #include "common.h"
 #include "script/script.h"
 #include "trace/collect.h"
+#include "trace/summary.h"
 #include "trace/tracer.h"
 #include "worker.h"
 
@@ -465,4 +466,31 @@ void workers_free(struct worker *w, int n)
 		free(w[i].tw);
 	}
 	free(w);
+}
+
+struct trace_worker **workers_tw(struct worker *w, int n)
+{
+	struct trace_worker **tw = xcalloc(n > 0 ? n : 1, sizeof(*tw));
+	int i;
+
+	for (i = 0; i < n; i++)
+		tw[i] = w[i].tw;
+	return tw;
+}
+
+void workers_summarise(struct trace_summary *ts, struct worker *w, int n,
+		       const struct run_shared *rs)
+{
+	struct trace_worker **tw = workers_tw(w, n);
+	struct trace_run run = { .side = trace_side(rs) };
+
+	/* No worker ran: nothing was traced, whatever was asked. */
+	if (n > 0) {
+		run.hist_mode = rs->trace_hist;
+		run.sample = rs->o->trace_sample;
+		run.control = rs->o->trace_control;
+		run.cost = &rs->cost;
+	}
+	trace_summarise(ts, rs->tracer, tw, n, &run);
+	free(tw);
 }

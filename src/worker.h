@@ -139,6 +139,12 @@ int workers_start(struct worker **out, int n, struct run_shared *rs,
 /* Tell workers to stop (they take a last snapshot) and join them. */
 void workers_stop(struct worker *w, int n, struct run_shared *rs);
 void workers_free(struct worker *w, int n);
+/* The workers' trace shares, by worker (NULL where none); allocated. */
+struct trace_worker **workers_tw(struct worker *w, int n);
+/* --trace: the side's summary from its n workers' shares. */
+struct trace_summary;
+void workers_summarise(struct trace_summary *ts, struct worker *w, int n,
+		       const struct run_shared *rs);
 
 /* Engines call these. */
 void worker_arm(struct worker *w, struct flow *f, uint32_t events);

@@ -4,7 +4,6 @@
 
 #include "../common.h"
 #include "../kv.h"
-#include "../worker.h"
 #include "collect.h"
 #include "join.h"
 #include "retrans.h"
@@ -24,15 +23,15 @@ const struct stage_def *trace_stage_defs(const struct trace_summary *ts)
 }
 
 /* The workers' timed merges, ns per transaction; -1: none timed. */
-static double merge_cost(struct worker *w, int n)
+static double merge_cost(struct trace_worker *const *tw, int n)
 {
 	uint64_t ns = 0, count = 0;
 	int i;
 
 	for (i = 0; i < n; i++)
-		if (w[i].tw) {
-			ns += w[i].tw->cost_ns;
-			count += w[i].tw->cost_n;
+		if (tw[i]) {
+			ns += tw[i]->cost_ns;
+			count += tw[i]->cost_n;
 		}
 	return count ? (double)ns / count : -1;
 }
@@ -52,7 +51,7 @@ static void summarise_retrans(struct trace_summary *ts, struct tracer *t)
 }
 
 void trace_mark_retrans(const struct trace_summary *ts, struct tracer *t,
-			struct worker *w, int n)
+			struct trace_worker *const *tw, int n)
 {
 	const struct ns_retrans *log;
 	uint32_t nlog;
@@ -62,26 +61,26 @@ void trace_mark_retrans(const struct trace_summary *ts, struct tracer *t,
 		return;
 	tracer_retrans(t, &log, &nlog);
 	for (i = 0; i < n; i++)
-		if (w[i].tw)
-			retrans_mark(w[i].tw->recs, w[i].tw->nrecs, ts->side,
+		if (tw[i])
+			retrans_mark(tw[i]->recs, tw[i]->nrecs, ts->side,
 				     log, nlog);
 }
 
 /* --trace-sample or --trace-control, a client: its control group. */
-static void summarise_inrun(struct trace_summary *ts, struct worker *w,
-			    int n)
+static void summarise_inrun(struct trace_summary *ts,
+			    struct trace_worker *const *tw, int n)
 {
 	struct inrun *all = NULL;
 	int i;
 
 	for (i = 0; i < n; i++) {
-		if (!w[i].tw || !w[i].tw->inrun)
+		if (!tw[i] || !tw[i]->inrun)
 			continue;
 		if (!all) {
 			all = xcalloc(1, sizeof(*all));
-			*all = *w[i].tw->inrun;
+			*all = *tw[i]->inrun;
 		} else {
-			inrun_merge(all, w[i].tw->inrun);
+			inrun_merge(all, tw[i]->inrun);
 		}
 	}
 	if (!all)
@@ -103,18 +102,18 @@ static void summarise_bpf(struct trace_summary *ts, struct tracer *t)
 }
 
 void trace_summarise(struct trace_summary *ts, struct tracer *t,
-		     struct worker *w, int n, enum ns_side side)
+		     struct trace_worker *const *tws, int n,
+		     const struct trace_run *run)
 {
 	int i, j;
 
 	memset(ts, 0, sizeof(*ts));
-	ts->side = side;
-	ts->hist_mode = n > 0 && w[0].rs->trace_hist;
-	ts->sample = n > 0 && w[0].rs->o->trace_sample > 1
-			     ? w[0].rs->o->trace_sample : 1;
-	ts->control = n > 0 ? w[0].rs->o->trace_control : 0;
-	ts->cost = n > 0 ? &w[0].rs->cost : NULL;
-	ts->user_ns = merge_cost(w, n);
+	ts->side = run->side;
+	ts->hist_mode = run->hist_mode;
+	ts->sample = run->sample > 1 ? run->sample : 1;
+	ts->control = run->control;
+	ts->cost = run->cost;
+	ts->user_ns = merge_cost(tws, n);
 	for (j = 0; j < NS_MAX_STAGES; j++)
 		hist_reset(&ts->stage[j]);
 	hist_reset(&ts->held);
@@ -124,7 +123,7 @@ void trace_summarise(struct trace_summary *ts, struct tracer *t,
 		return;
 	}
 	for (i = 0; i < n; i++) {
-		struct trace_worker *tw = w[i].tw;
+		struct trace_worker *tw = tws[i];
 
 		if (!tw)
 			continue;
@@ -141,7 +140,7 @@ void trace_summarise(struct trace_summary *ts, struct tracer *t,
 	}
 	ts->incomplete = ts->missing + ts->disorder + ts->norecord;
 	ts->lost = t ? tracer_lost(t) : 0;
-	summarise_inrun(ts, w, n);
+	summarise_inrun(ts, tws, n);
 }
 
 /*
@@ -320,15 +319,16 @@ void trace_kv_names(const struct trace_summary *ts, struct kv_list *out)
 }
 
 
-void trace_find_tail(struct trace_summary *ts, struct worker *w, int n)
+void trace_find_tail(struct trace_summary *ts, struct trace_worker *const *tw,
+		     int n)
 {
 	int i, k;
 	long r;
 
 	ts->ntail = 0;
 	for (i = 0; i < n; i++)
-		for (r = 0; w[i].tw && r < w[i].tw->nrecs; r++) {
-			const struct trace_rec *tr = &w[i].tw->recs[r];
+		for (r = 0; tw[i] && r < tw[i]->nrecs; r++) {
+			const struct trace_rec *tr = &tw[i]->recs[r];
 
 			/* Insertion into the few kept, longest first. */
 			for (k = ts->ntail; k > 0 && ts->tail[k - 1].span <

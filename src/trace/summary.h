@@ -18,7 +18,6 @@
 /* The slowest kept transactions shown under the table and in JSON. */
 #define TRACE_TAIL 5
 
-struct worker;
 struct tracer;
 
 struct trace_summary {
@@ -61,8 +60,19 @@ struct trace_summary {
 int trace_stage_count(const struct trace_summary *ts);
 const struct stage_def *trace_stage_defs(const struct trace_summary *ts);
 
+/* What a side's run was asked to trace, for its summary. */
+struct trace_run {
+	enum ns_side side;
+	int hist_mode;		/* --trace=hist */
+	uint32_t sample;	/* --trace-sample */
+	uint32_t control;	/* --trace-control */
+	const struct trace_cost *cost;	/* what tracing cost */
+};
+
+/* The side's summary from its workers' shares (tw[i] NULL: none). */
 void trace_summarise(struct trace_summary *ts, struct tracer *t,
-		     struct worker *w, int n, enum ns_side side);
+		     struct trace_worker *const *tw, int n,
+		     const struct trace_run *run);
 /*
  * trace_incomplete_{missing,disorder,norecord} and, when any were
  * missing or out of order, trace_incomplete_at=BOUNDARY:N,... (the
@@ -81,8 +91,9 @@ void trace_kv_names(const struct trace_summary *ts, struct kv_list *out);
 void trace_table(const struct trace_summary *ts, FILE *f, const char *who);
 /* Put RETRANS into the workers' kept records (src/trace/retrans.h). */
 void trace_mark_retrans(const struct trace_summary *ts, struct tracer *t,
-			struct worker *w, int n);
+			struct trace_worker *const *tw, int n);
 /* ts->tail: the TRACE_TAIL longest of the workers' kept records. */
-void trace_find_tail(struct trace_summary *ts, struct worker *w, int n);
+void trace_find_tail(struct trace_summary *ts, struct trace_worker *const *tw,
+		     int n);
 
 #endif
