@@ -16,7 +16,8 @@ BPFTOOL ?= $(shell command -v bpftool || echo /usr/sbin/bpftool)
 
 CFLAGS ?= -O2 -g
 CFLAGS += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter \
-	  -Wshadow -Wstrict-prototypes -MMD -MP -Ibpf -I$(BUILD)/bpf -I$(BUILD)
+	  -Wshadow -Wstrict-prototypes -MMD -MP -iquote src -Ibpf -I$(BUILD)/bpf \
+	  -I$(BUILD)
 LUA_CFLAGS := $(shell pkg-config --cflags lua5.3 2>/dev/null || echo -I/usr/include/lua5.3)
 LUA_LIBS := $(shell pkg-config --libs lua5.3 2>/dev/null || echo -llua5.3)
 CFLAGS += $(LUA_CFLAGS) -I$(BUILD)/lua
@@ -49,9 +50,11 @@ Q := @
 msg = @printf '  %-6s %s\n' $(1) $(2);
 endif
 
-SRCS := $(wildcard src/*.c src/workload/*.c src/trace/*.c src/script/*.c)
+# src/'s folders are its layers (src/README.md); includes name a file
+# by its path under src/.
+SRCS := $(wildcard src/*/*.c)
 OBJS := $(SRCS:%.c=$(BUILD)/%.o)
-LIB_OBJS := $(filter-out $(BUILD)/src/main.o,$(OBJS))
+LIB_OBJS := $(filter-out $(BUILD)/src/cmd/main.o,$(OBJS))
 
 UNIT_SRCS := $(wildcard tests/unit/t_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
@@ -91,8 +94,8 @@ $(BUILD)/version.h: FORCE
 
 FORCE:
 
-$(BUILD)/src/main.o $(BUILD)/src/options.o $(BUILD)/src/report.o: \
-	$(BUILD)/version.h
+# Every object waits for it; only those that include it rebuild (-MMD).
+$(OBJS): | $(BUILD)/version.h
 
 $(BUILD)/src/script/engine.o: $(BUILD)/lua/prelude.inc
 
@@ -101,14 +104,14 @@ $(BUILD)/src/script/engine.o: $(BUILD)/lua/prelude.inc
 INCS := $(BUILD)/lua/prelude.inc $(BUILD)/html/report_js.inc \
 	$(BUILD)/html/report_css.inc
 $(BUILD)/lua/prelude.inc: lua/prelude.lua
-$(BUILD)/html/report_js.inc: src/html/report.js
-$(BUILD)/html/report_css.inc: src/html/report.css
+$(BUILD)/html/report_js.inc: src/output/html/report.js
+$(BUILD)/html/report_css.inc: src/output/html/report.css
 $(INCS):
 	@mkdir -p $(@D)
 	$(call msg,GEN,$@)sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' \
 		-e 's/^/"/' -e 's/$$/\\n"/' $< > $@
 
-$(BUILD)/src/html_report.o: $(BUILD)/html/report_js.inc \
+$(BUILD)/src/output/html_report.o: $(BUILD)/html/report_js.inc \
 	$(BUILD)/html/report_css.inc $(BUILD)/version.h
 
 $(BUILD)/netstage: $(OBJS)
@@ -120,7 +123,7 @@ $(WORKLOADS:%=$(BUILD)/%): $(BUILD)/netstage
 
 $(BUILD)/tests/t_%: tests/unit/t_%.c $(LIB_OBJS)
 	@mkdir -p $(@D)
-	$(call msg,TEST,$@)$(CC) $(CFLAGS) -Isrc $(LDFLAGS) -o $@ $^ \
+	$(call msg,TEST,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ \
 		$(LDLIBS) -lcmocka
 
 # bench/overhead.sh's reference floor: empty programs on the hooks,
@@ -155,7 +158,7 @@ FUZZ_NAMES := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 
 $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(LIB_OBJS)
 	@mkdir -p $(@D)
-	$(call msg,FUZZ,$@)$(CC) $(CFLAGS) -fsanitize=fuzzer -Isrc $(LDFLAGS) \
+	$(call msg,FUZZ,$@)$(CC) $(CFLAGS) -fsanitize=fuzzer $(LDFLAGS) \
 		-o $@ $^ $(LDLIBS)
 
 fuzz-bins: $(FUZZ_NAMES:%=$(BUILD)/fuzz/fuzz_%)

@@ -88,7 +88,7 @@ run() {			# name args...
 
 # The kernel's part of the floor: an untraced run while another process
 # (bench/bare-hooks.c) holds empty programs on lean records' three
-# tracepoints (src/trace/tracer.c, hooks[]); with -s the kernel's
+# tracepoints (src/trace/tracer_hooks.c); with -s the kernel's
 # receive stamps as well, which --trace turned on before 2026-11-27.
 bare() {		# name [-s] args...
 	local name=$1 stamps="" pid i
@@ -265,7 +265,7 @@ p50 = {k: statistics.median(v)
 
 
 def bucket_ns(us):
-    """Width of the latency histogram's bucket at us (src/hist.h)."""
+    """Width of the latency histogram's bucket at us (src/stats/hist.h)."""
     ns = int(us * 1000)
     return 1 if ns < 256 else 1 << (ns.bit_length() - 8)
 

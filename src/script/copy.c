@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "copy.h"
-#include "lbase.h"
+#include "script/copy.h"
+#include "script/lbase.h"
 
 /* Library tables both states have: a reference maps to the other's own. */
 static const char *const shared_libs[] = {

@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "../common.h"
-#include "../stop.h"
-#include "engine.h"
+#include "core/common.h"
+#include "sys/stop.h"
+#include "script/engine.h"
 
 static const char prelude[] =
 #include "prelude.inc"

@@ -9,8 +9,8 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-#include "lsock.h"
-#include "script.h"
+#include "script/lsock.h"
+#include "script/script.h"
 
 struct kept;
 

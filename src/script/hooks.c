@@ -11,13 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common.h"
-#include "../net.h"
-#include "../options.h"
-#include "copy.h"
-#include "engine.h"
-#include "laddr.h"
-#include "lmsg.h"
+#include "core/common.h"
+#include "net/net.h"
+#include "config/options.h"
+#include "script/copy.h"
+#include "script/engine.h"
+#include "script/laddr.h"
+#include "script/lmsg.h"
 
 static int l_main_only(lua_State *L)
 {

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "laddr.h"
+#include "script/laddr.h"
 
 struct lsa *lsa_push(lua_State *L, const struct sockaddr *sa, socklen_t len)
 {

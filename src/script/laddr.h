@@ -5,7 +5,7 @@
 #ifndef NETSTAGE_SCRIPT_LADDR_H
 #define NETSTAGE_SCRIPT_LADDR_H
 
-#include "lbase.h"
+#include "script/lbase.h"
 
 void laddr_open(lua_State *L);
 struct lsa *lsa_push(lua_State *L, const struct sockaddr *sa, socklen_t len);

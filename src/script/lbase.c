@@ -1,4 +1,4 @@
-#include "lbase.h"
+#include "script/lbase.h"
 
 void lbase_new_type(lua_State *L, const char *name, const luaL_Reg *m)
 {

@@ -6,8 +6,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "../hist.h"
-#include "lhist.h"
+#include "stats/hist.h"
+#include "script/lhist.h"
 
 #define HIST_MT "netstage.hist"
 

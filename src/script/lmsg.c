@@ -10,8 +10,8 @@
 #include <time.h>
 #include <linux/errqueue.h>
 
-#include "laddr.h"
-#include "lmsg.h"
+#include "script/laddr.h"
+#include "script/lmsg.h"
 
 #define IOVS_MT "netstage.iovs"
 #define IOV_MT "netstage.iovec"

@@ -5,7 +5,7 @@
 #ifndef NETSTAGE_SCRIPT_LMSG_H
 #define NETSTAGE_SCRIPT_LMSG_H
 
-#include "lbase.h"
+#include "script/lbase.h"
 
 void lmsg_open(lua_State *L);
 struct lmsg *lmsg_check(lua_State *L, int idx);

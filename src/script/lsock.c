@@ -9,10 +9,10 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-#include "laddr.h"
-#include "lmsg.h"
-#include "lsock.h"
-#include "lconst.h"
+#include "script/laddr.h"
+#include "script/lmsg.h"
+#include "script/lsock.h"
+#include "script/lconst.h"
 
 static int err_tostring(lua_State *L)
 {

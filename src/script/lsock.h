@@ -6,7 +6,7 @@
 #ifndef NETSTAGE_SCRIPT_LSOCK_H
 #define NETSTAGE_SCRIPT_LSOCK_H
 
-#include "lbase.h"
+#include "script/lbase.h"
 
 /* Register everything: globals, and the table S with the same names. */
 void lsock_open(lua_State *L);

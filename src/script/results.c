@@ -10,14 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common.h"
-#include "../run_results.h"
-#include "../trace/collect.h"
-#include "../trace/join.h"
-#include "../trace/summary.h"
-#include "engine.h"
-#include "lhist.h"
-#include "results.h"
+#include "core/common.h"
+#include "results/run_results.h"
+#include "trace/collect.h"
+#include "trace/join.h"
+#include "trace/summary.h"
+#include "script/engine.h"
+#include "script/lhist.h"
+#include "script/results.h"
 
 #define REC_MT "netstage.record"
 #define RESULTS_KEY "netstage.results"

@@ -13,13 +13,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../common.h"
-#include "../infile.h"
-#include "../options.h"
-#include "../stop.h"
-#include "copy.h"
-#include "engine.h"
-#include "results.h"
+#include "core/common.h"
+#include "core/infile.h"
+#include "config/options.h"
+#include "sys/stop.h"
+#include "script/copy.h"
+#include "script/engine.h"
+#include "script/results.h"
 
 static struct script *current;
 

@@ -2,9 +2,9 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "../common.h"
-#include "bottomk.h"
-#include "rec.h"
+#include "core/common.h"
+#include "trace/bottomk.h"
+#include "trace/rec.h"
 
 /* Room past k for the highest kept bucket's records. */
 static long capacity(long k)

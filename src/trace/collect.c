@@ -4,10 +4,10 @@
 
 #include <bpf/libbpf.h>
 
-#include "../common.h"
-#include "../flow.h"
-#include "collect.h"
-#include "tracer.h"
+#include "core/common.h"
+#include "net/flow.h"
+#include "trace/collect.h"
+#include "trace/tracer.h"
 
 /*
  * Negative: libbpf stops, this record consumed, the next kept. The

@@ -12,14 +12,14 @@
 
 #include <stdint.h>
 
-#include "../flow.h"
-#include "../hist.h"
-#include "bottomk.h"
-#include "cost.h"
-#include "inrun.h"
-#include "merge.h"
+#include "net/flow.h"
+#include "stats/hist.h"
+#include "trace/bottomk.h"
+#include "trace/cost.h"
+#include "trace/inrun.h"
+#include "trace/merge.h"
 #include "msgnum.h"
-#include "rec.h"
+#include "trace/rec.h"
 
 struct tracer;
 struct ring_buffer;

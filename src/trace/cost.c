@@ -5,10 +5,10 @@
 
 #include <bpf/bpf.h>
 
-#include "../common.h"
-#include "../privs.h"
-#include "cost.h"
-#include "tracer.h"
+#include "core/common.h"
+#include "sys/privs.h"
+#include "trace/cost.h"
+#include "trace/tracer.h"
 
 #define WINDOW_MAX_NS (200 * 1000000ULL)
 

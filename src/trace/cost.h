@@ -18,7 +18,7 @@
 #include <pthread.h>
 #include <stdint.h>
 
-#include "../kv.h"
+#include "core/kv.h"
 
 struct tracer;
 

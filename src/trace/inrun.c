@@ -1,7 +1,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "inrun.h"
+#include "trace/inrun.h"
 
 /* Student's t, two-sided 95%, by degrees of freedom (1..9). */
 static const double t95[INRUN_BLOCKS] = {

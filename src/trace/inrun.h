@@ -12,7 +12,7 @@
 
 #include <stdint.h>
 
-#include "../hist.h"
+#include "stats/hist.h"
 
 #define INRUN_BLOCKS 10
 

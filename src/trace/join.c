@@ -1,8 +1,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "join.h"
-#include "merge.h"
+#include "trace/join.h"
+#include "trace/merge.h"
 
 static int by_arrival(const void *a, const void *b)
 {

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common.h"
-#include "keep.h"
+#include "core/common.h"
+#include "trace/keep.h"
 
 /*
  * Not the port alone for observe: a connection's requests would all

@@ -10,7 +10,7 @@
 
 #include <stdint.h>
 
-#include "collect.h"
+#include "trace/collect.h"
 
 /*
  * After the run (no record is accounted after it): the workers' kept

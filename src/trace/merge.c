@@ -1,7 +1,7 @@
 #include <pthread.h>
 #include <string.h>
 
-#include "merge.h"
+#include "trace/merge.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 

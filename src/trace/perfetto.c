@@ -1,10 +1,10 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
-#include "../common.h"
-#include "../kv.h"
-#include "merge.h"
-#include "perfetto.h"
+#include "core/common.h"
+#include "core/kv.h"
+#include "trace/merge.h"
+#include "trace/perfetto.h"
 
 /* The earliest boundary of every record: the trace's time zero. */
 static uint64_t base_of(const struct join_table *t, int n)

@@ -11,7 +11,7 @@
 
 #include <stdio.h>
 
-#include "join.h"
+#include "trace/join.h"
 
 /*
  * n sides' records (t[i].name names the process, t[i].side gives the

@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common.h"
-#include "../kv.h"
-#include "join.h"
-#include "merge.h"
-#include "recout.h"
+#include "core/common.h"
+#include "core/kv.h"
+#include "trace/join.h"
+#include "trace/merge.h"
+#include "trace/recout.h"
 
 static void print_stamp(FILE *f, uint64_t t)
 {

@@ -7,7 +7,7 @@
 
 #include <stdio.h>
 
-#include "rec.h"
+#include "trace/rec.h"
 
 struct join_table;
 

@@ -1,9 +1,9 @@
 #include <stdlib.h>
 
-#include "../common.h"
-#include "collect.h"
-#include "merge.h"
-#include "retrans.h"
+#include "core/common.h"
+#include "trace/collect.h"
+#include "trace/merge.h"
+#include "trace/retrans.h"
 
 /*
  * One message a retransmission touched, or one record (at >= 0), in

@@ -2,13 +2,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common.h"
-#include "../kv.h"
-#include "collect.h"
-#include "join.h"
-#include "retrans.h"
-#include "summary.h"
-#include "tracer.h"
+#include "core/common.h"
+#include "core/kv.h"
+#include "trace/collect.h"
+#include "trace/join.h"
+#include "trace/retrans.h"
+#include "trace/summary.h"
+#include "trace/tracer.h"
 
 static const double pcts[] = { 50, 90, 99, 99.9 };
 

@@ -9,11 +9,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../hist.h"
-#include "../kv.h"
-#include "collect.h"
-#include "cost.h"
-#include "merge.h"
+#include "stats/hist.h"
+#include "core/kv.h"
+#include "trace/collect.h"
+#include "trace/cost.h"
+#include "trace/merge.h"
 
 /* The slowest kept transactions shown under the table and in JSON. */
 #define TRACE_TAIL 5

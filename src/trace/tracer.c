@@ -12,11 +12,11 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
-#include "../common.h"
-#include "../privs.h"
+#include "core/common.h"
+#include "sys/privs.h"
 #include "stages.h"
-#include "tracer.h"
-#include "tracer_int.h"
+#include "trace/tracer.h"
+#include "trace/tracer_int.h"
 
 static char libbpf_last[256];
 static int libbpf_verbose;

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../hist.h"
+#include "stats/hist.h"
 #include "stages.h"
 
 struct tracer;

@@ -11,9 +11,9 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "../common.h"
-#include "../privs.h"
-#include "tracer_int.h"
+#include "core/common.h"
+#include "sys/privs.h"
+#include "trace/tracer_int.h"
 
 /* ns per recv() that finds nothing, the least of a few rounds. */
 static double empty_recv_ns(int fd)

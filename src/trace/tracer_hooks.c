@@ -9,8 +9,8 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
-#include "../common.h"
-#include "tracer_int.h"
+#include "core/common.h"
+#include "trace/tracer_int.h"
 
 const struct hook tracer_hook_table[NS_P_COUNT] = {
 	/* Every packet the machine receives: NETIF_RX. */

@@ -12,10 +12,10 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "../common.h"
-#include "../privs.h"
-#include "tracer.h"
-#include "tracer_int.h"
+#include "core/common.h"
+#include "sys/privs.h"
+#include "trace/tracer.h"
+#include "trace/tracer_int.h"
 
 /* Entry key of a per-CPU array of u64, summed over CPUs. */
 static uint64_t percpu_sum(int fd, uint32_t key)

@@ -1,9 +1,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common.h"
-#include "merge.h"
-#include "waterfall.h"
+#include "core/common.h"
+#include "trace/merge.h"
+#include "trace/waterfall.h"
 
 /* A client transaction's latency: its first stage's start to its end. */
 static uint64_t span(const struct waterfall *w, const struct join_rec *c)

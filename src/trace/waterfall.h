@@ -11,9 +11,9 @@
 
 #include <stdio.h>
 
-#include "../hist.h"
-#include "../kv.h"
-#include "join.h"
+#include "stats/hist.h"
+#include "core/kv.h"
+#include "trace/join.h"
 
 struct waterfall {
 	struct join_table t[JOIN_MAX_HOPS];	/* client first */

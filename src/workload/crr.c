@@ -11,11 +11,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "../common.h"
-#include "../net.h"
-#include "../script/script.h"
-#include "../trace/tracer.h"
-#include "../worker.h"
+#include "core/common.h"
+#include "net/net.h"
+#include "script/script.h"
+#include "trace/tracer.h"
+#include "engine/worker.h"
 
 enum { CRR_CONNECTING = 100 };
 

@@ -2,9 +2,9 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "../common.h"
-#include "../options.h"
-#include "../workload.h"
+#include "core/common.h"
+#include "config/options.h"
+#include "config/workload.h"
 
 static const struct workload *const all[] = {
 	&tcp_rr_workload,

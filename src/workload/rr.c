@@ -13,14 +13,14 @@
 #include <sys/socket.h>
 #include <time.h>
 
-#include "../common.h"
-#include "../io.h"
-#include "../trace/collect.h"
-#include "../tstamp.h"
-#include "../worker.h"
-#include "rr.h"
-#include "rr_int.h"
-#include "seq.h"
+#include "core/common.h"
+#include "engine/io.h"
+#include "trace/collect.h"
+#include "core/tstamp.h"
+#include "engine/worker.h"
+#include "workload/rr.h"
+#include "workload/rr_int.h"
+#include "workload/seq.h"
 #include "stages.h"
 
 static void continue_send(struct worker *w, struct flow *f)

@@ -10,14 +10,14 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <time.h>
-#include "../common.h"
-#include "../io.h"
-#include "../trace/collect.h"
-#include "../tstamp.h"
-#include "../worker.h"
-#include "rr.h"
-#include "rr_int.h"
-#include "seq.h"
+#include "core/common.h"
+#include "engine/io.h"
+#include "trace/collect.h"
+#include "core/tstamp.h"
+#include "engine/worker.h"
+#include "workload/rr.h"
+#include "workload/rr_int.h"
+#include "workload/seq.h"
 #include "stages.h"
 
 int rr_open_loop(const struct worker *w)

@@ -12,12 +12,12 @@
  */
 #include <sys/socket.h>
 
-#include "../common.h"
-#include "../hist.h"
-#include "../io.h"
-#include "../worker.h"
-#include "rr.h"
-#include "seq.h"
+#include "core/common.h"
+#include "stats/hist.h"
+#include "engine/io.h"
+#include "engine/worker.h"
+#include "workload/rr.h"
+#include "workload/seq.h"
 
 int rr_plain(const struct worker *w, const struct flow *f)
 {

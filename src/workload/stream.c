@@ -8,9 +8,9 @@
 #include <sys/socket.h>
 #include <time.h>
 
-#include "../common.h"
-#include "../io.h"
-#include "../worker.h"
+#include "core/common.h"
+#include "engine/io.h"
+#include "engine/worker.h"
 
 static void flow_gone(struct worker *w, struct flow *f, int err)
 {

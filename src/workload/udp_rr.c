@@ -17,12 +17,12 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 
-#include "../common.h"
-#include "../io.h"
-#include "../net.h"
-#include "../trace/collect.h"
-#include "../worker.h"
-#include "seq.h"
+#include "core/common.h"
+#include "engine/io.h"
+#include "net/net.h"
+#include "trace/collect.h"
+#include "engine/worker.h"
+#include "workload/seq.h"
 
 /* Calls per readiness event at most, so one flow cannot starve others. */
 #define BURST 16

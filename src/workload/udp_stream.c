@@ -1,7 +1,7 @@
 #include <sys/socket.h>
 
-#include "../options.h"
-#include "../workload.h"
+#include "config/options.h"
+#include "config/workload.h"
 
 const struct workload udp_stream_workload = {
 	.name = "udp_stream",

@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
 """
 check_includes.py [SRC]: the modules of SRC (a .c with its .h, by name)
-and the modules each includes ("..." includes that are files of SRC).
-Prints each circle, a module that leads back to itself through them,
-and exits 1 if there is one: the layers must point one way, down.
+and the modules each includes ("..." includes that are files of SRC,
+named from the including file's folder or from SRC, as the build's
+-iquote src finds them). Prints each circle, a module that leads back
+to itself through them, and each circle among SRC's folders (a folder
+that leads back to itself through its files' includes); exits 1 if
+there is one: the layers must point one way, down.
 """
 import os
 import re
@@ -24,10 +27,29 @@ def modules(root):
         with open(f, errors="replace") as fh:
             text = fh.read()
         for h in INCLUDE.findall(text):
-            p = os.path.normpath(os.path.join(os.path.dirname(f), h))
+            for base in (os.path.dirname(f), root):
+                p = os.path.normpath(os.path.join(base, h))
+                if p in known:
+                    break
             if p in known and os.path.splitext(p)[0] != m:
                 edges[m].add(os.path.splitext(p)[0])
     return edges
+
+
+def folders(edges, root):
+    """The same graph between the folders right under root."""
+    def folder(m):
+        rel = os.path.relpath(m, root)
+        return rel.split(os.sep)[0] if os.sep in rel else "."
+
+    out = {}
+    for a, bs in edges.items():
+        fa = folder(a)
+        out.setdefault(fa, set())
+        for b in bs:
+            if folder(b) != fa:
+                out[fa].add(folder(b))
+    return out
 
 
 def circles(edges):
@@ -60,13 +82,20 @@ def circles(edges):
 
 
 def main():
-    edges = modules(sys.argv[1] if len(sys.argv) > 1 else "src")
+    root = os.path.normpath(sys.argv[1] if len(sys.argv) > 1 else "src")
+    edges = modules(root)
     found = circles(edges)
     for c in found:
         print("a circle of includes among: " + " ".join(c))
+    by_folder = folders(edges, root)
+    folder_circles = circles(by_folder)
+    for c in folder_circles:
+        print("a circle of includes among the folders: " + " ".join(c))
     print(f"{len(edges)} modules, "
-          f"{sum(map(len, edges.values()))} includes between them")
-    return 1 if found else 0
+          f"{sum(map(len, edges.values()))} includes between them; "
+          f"{len(by_folder)} folders, "
+          f"{sum(map(len, by_folder.values()))} ways between them")
+    return 1 if found or folder_circles else 0
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ctl_msg.h"
+#include "control/ctl_msg.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "options.h"
+#include "config/options.h"
 
 #define MAX_ARGS 32
 

@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "auth.h"
+#include "control/auth.h"
 
 static struct auth_key *key_of(const char *text)
 {

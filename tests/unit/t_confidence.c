@@ -6,7 +6,7 @@
 
 #include <cmocka.h>
 
-#include "confidence.h"
+#include "stats/confidence.h"
 
 static void t_three_samples_at_95(void **state)
 {

@@ -7,7 +7,7 @@
 
 #include <cmocka.h>
 
-#include "ctl_msg.h"
+#include "control/ctl_msg.h"
 
 static int encode(const struct ctl_msg *m, uint8_t *buf)
 {

@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "hist.h"
+#include "stats/hist.h"
 
 #define N 200000
 

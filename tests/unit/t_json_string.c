@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "kv.h"
+#include "core/kv.h"
 
 static void check(const char *in, const char *want)
 {

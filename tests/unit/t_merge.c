@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "flow.h"
+#include "net/flow.h"
 #include "trace/collect.h"
 #include "trace/keep.h"
 #include "trace/merge.h"

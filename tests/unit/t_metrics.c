@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "metrics.h"
+#include "output/metrics.h"
 #include "trace/merge.h"
 
 static char *page(const struct metrics_view *v)

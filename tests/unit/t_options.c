@@ -7,7 +7,7 @@
 
 #include <cmocka.h>
 
-#include "options.h"
+#include "config/options.h"
 
 static char err[320];
 

@@ -6,8 +6,8 @@
 
 #include <cmocka.h>
 
-#include "options.h"
-#include "raw.h"
+#include "config/options.h"
+#include "net/raw.h"
 
 static void t_escapes_become_bytes(void **state)
 {

@@ -13,8 +13,8 @@
 
 #include <cmocka.h>
 
-#include "common.h"
-#include "records_in.h"
+#include "core/common.h"
+#include "results/records_in.h"
 #include "trace/recout.h"
 
 #define PATH "t_records_in.csv"

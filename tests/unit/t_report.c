@@ -13,9 +13,9 @@
 
 #include <cmocka.h>
 
-#include "fit.h"
-#include "kv.h"
-#include "side.h"
+#include "stats/fit.h"
+#include "core/kv.h"
+#include "side/side.h"
 #include "trace/merge.h"
 #include "trace/summary.h"
 

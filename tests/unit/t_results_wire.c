@@ -13,8 +13,8 @@
 
 #include <cmocka.h>
 
-#include "common.h"
-#include "results_wire.h"
+#include "core/common.h"
+#include "results/results_wire.h"
 
 static void fill_rec(struct trace_rec *r, int k)
 {

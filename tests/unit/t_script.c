@@ -20,12 +20,12 @@
 
 #include <cmocka.h>
 
-#include "common.h"
-#include "net.h"
-#include "options.h"
+#include "core/common.h"
+#include "net/net.h"
+#include "config/options.h"
 #include "script/script.h"
-#include "side.h"
-#include "workload.h"
+#include "side/side.h"
+#include "config/workload.h"
 
 #define NW 3
 #define CALLS 5

@@ -1,0 +1,143 @@
+/*
+ * `netstage join CLIENT.csv [NAME=]HOP.csv ... [--records OUT.csv]`:
+ * the --trace-records files of a client and of the hops its requests
+ * crossed on this host (servers `netstage observe` watched, netstage's
+ * own server), joined transaction by transaction on the clock they
+ * share (trace/join.h): where along the path the client's latency went.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/common.h"
+#include "core/kv.h"
+#include "results/records_in.h"
+#include "side/report.h"
+#include "trace/join.h"
+#include "trace/merge.h"
+#include "trace/waterfall.h"
+
+/* path's records (records_in.h) as hop t, named by the caller. */
+static int read_table(const char *path, struct join_table *t, char *err,
+		      size_t len)
+{
+	struct run_results *m = records_read(path, err, len);
+	char name[JOIN_NAME];
+
+	if (!m)
+		return -1;
+	snprintf(name, sizeof(name), "%s", t->name);
+	run_results_table(m, t);
+	snprintf(t->name, sizeof(t->name), "%s", name);
+	run_results_free(m);
+	return 0;
+}
+
+/* "NAME=FILE" names the hop; a bare FILE takes `def`. */
+static const char *name_hop(struct join_table *t, const char *arg,
+			    const char *def)
+{
+	const char *eq = strchr(arg, '=');
+
+	if (!eq || eq == arg || eq - arg >= JOIN_NAME) {
+		snprintf(t->name, sizeof(t->name), "%s", def);
+		return arg;
+	}
+	snprintf(t->name, sizeof(t->name), "%.*s", (int)(eq - arg), arg);
+	return eq + 1;
+}
+
+struct join_run {
+	struct waterfall w;
+	const char *path[JOIN_MAX_HOPS];
+	struct out_file records;
+};
+
+#define JOIN_USAGE "usage: netstage join CLIENT.csv [NAME=]HOP.csv ... " \
+	"[--records OUT.csv] (--trace-records files, client first, the " \
+	"answering server last; docs/real-servers.md)"
+
+static int usage(void)
+{
+	log_err(JOIN_USAGE);
+	return EXIT_USAGE;
+}
+
+/* Files in path order; 0, or an exit status with one line said. */
+static int parse_args(struct join_run *j, int argc, char **argv,
+		      const char **records)
+{
+	char def[JOIN_NAME];
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			puts(JOIN_USAGE);
+			return -1;
+		}
+		if (!strncmp(argv[i], "--records=", 10))
+			*records = argv[i] + 10;
+		else if (!strcmp(argv[i], "--records") && i + 1 < argc)
+			*records = argv[++i];
+		else if (argv[i][0] == '-' || j->w.n == JOIN_MAX_HOPS)
+			return usage();
+		else
+			j->path[j->w.n++] = argv[i];
+	}
+	if (j->w.n < 2)
+		return usage();
+	for (i = 0; i < j->w.n; i++) {
+		if (!i)
+			snprintf(def, sizeof(def), "client");
+		else if (i == j->w.n - 1)
+			snprintf(def, sizeof(def), "server");
+		else
+			snprintf(def, sizeof(def), "hop%d", i);
+		j->path[i] = name_hop(&j->w.t[i], j->path[i], def);
+	}
+	return 0;
+}
+
+static int join_files(struct join_run *j, const char *records)
+{
+	struct waterfall *w = &j->w;
+	struct kv_list kv = { 0 };
+	char err[320] = "";
+	int i, rc = 0;
+
+	for (i = 0; i < w->n && !rc; i++)
+		rc = read_table(j->path[i], &w->t[i], err, sizeof(err));
+	if (!rc && records && out_open(&j->records, records, err, sizeof(err)))
+		rc = -1;
+	if (rc)
+		return log_err("%s", err), EXIT_RUNTIME;
+	w->records = j->records.f;
+	waterfall_join(w, 0);
+	waterfall_kv(w, "join_", &kv);
+	kv_print(&kv, stdout, "");
+	kv_free(&kv);
+	waterfall_print(w, "netstage join", "= client latency", stderr);
+	if (j->records.f && out_commit(&j->records, err, sizeof(err)))
+		return log_err("%s", err), EXIT_RUNTIME;
+	if (!w->joined)
+		return log_err("join: no client transaction could be joined"),
+		       EXIT_RUNTIME;
+	return 0;
+}
+
+int join_main(int argc, char **argv)
+{
+	struct join_run *j = xcalloc(1, sizeof(*j));
+	const char *records = NULL;
+	int rc;
+
+	rc = parse_args(j, argc, argv, &records);
+	if (!rc)
+		rc = join_files(j, records);
+	else if (rc < 0)
+		rc = 0;		/* --help */
+	out_abort(&j->records);
+	waterfall_free(&j->w);
+	free(j);
+	return rc;
+}

@@ -1,0 +1,244 @@
+/*
+ * --local: what the parent makes of the two sides' models once both are
+ * done (local.c runs them): the server's output after the client's,
+ * one JSON document or CSV table of both, the joined waterfall,
+ * --perfetto and --report of both, and the script's r.peer. Everything
+ * here reads the two models; nothing is read back from text.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/common.h"
+#include "output/html_report.h"
+#include "output/json_doc.h"
+#include "cmd/local_out.h"
+#include "core/outfile.h"
+#include "side/report.h"
+#include "script/script.h"
+#include "side/side_out.h"
+#include "trace/perfetto.h"
+#include "trace/summary.h"
+#include "trace/tracer.h"
+
+static const char *const prefix[2] = { "client.", "server." };
+
+/* One document: {"client": ..., "server": ..., "waterfall": {...}}. */
+static void json_wrap(FILE *to, const struct local *l,
+		      const struct options *o, const struct kv_list *wf)
+{
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		fputs(i ? ",\n\"server\":\n" : "{\"client\":\n", to);
+		if (!l->side[i])
+			fputs("null", to);
+		else if (o)	/* stdout: as each side prints it */
+			side_print_results(l->side[i], o, prefix[i], to);
+		else
+			write_json(to, l->side[i]);
+	}
+	if (wf->n) {
+		fputs(",\n\"waterfall\": {\n", to);
+		kv_json_members(wf, to, 2);
+		fputs("}", to);
+	}
+	fputs("}\n", to);
+}
+
+/* path written by fill, whole or not at all (outfile.h). */
+static int write_whole(const char *path,
+		       void (*fill)(FILE *f, const void *arg), const void *arg)
+{
+	struct out_file out = { 0 };
+	char err[256];
+
+	if (out_open(&out, path, err, sizeof(err)))
+		return log_err("%s", err), -1;
+	fill(out.f, arg);
+	if (out_commit(&out, err, sizeof(err)))
+		return log_err("%s", err), -1;
+	return 0;
+}
+
+struct json_args {
+	const struct local *l;
+	const struct kv_list *wf;
+};
+
+static void fill_json(FILE *f, const void *arg)
+{
+	const struct json_args *a = arg;
+
+	json_wrap(f, a->l, NULL, a->wf);
+}
+
+int local_write_json(const struct local *l, const struct kv_list *wf)
+{
+	struct json_args a = { l, wf };
+
+	return write_whole(l->json, fill_json, &a);
+}
+
+struct report_args {
+	const struct waterfall *w;
+	const struct html_meta *m;
+};
+
+static void fill_perfetto(FILE *f, const void *arg)
+{
+	const struct report_args *a = arg;
+
+	perfetto_write(f, a->w->t, a->w->n);
+}
+
+static void fill_report(FILE *f, const void *arg)
+{
+	const struct report_args *a = arg;
+
+	html_report_write(f, a->w, a->m);
+}
+
+/*
+ * --perfetto and --report: both sides' records, which only the parent
+ * has, in one file each.
+ */
+int local_write_files(const struct local *l, const struct waterfall *w,
+		      const struct options *o, const struct workload *wl,
+		      struct tracer *both)
+{
+	struct kv_list opts = { 0 };
+	struct html_meta m = {
+		.workload = wl->name, .interval_s = o->interval,
+		.hooks = both ? tracer_hooks(both) : NULL, .options = &opts,
+	};
+	struct report_args a = { w, &m };
+	int rc = 0;
+
+	/* Untraced (no privileges, say): nothing to draw, no empty file. */
+	if (!w->joined)
+		return log_err("--report/--perfetto: no traced transaction "
+			       "to write (trace_error says why)"), -1;
+	if (l->perfetto && write_whole(l->perfetto, fill_perfetto, &a))
+		rc = -1;
+	options_dump(o, &opts);
+	/* What each side could not time, which its records do not show. */
+	m.keys[0] = &l->side[0]->keys;
+	m.keys[1] = &l->side[1]->keys;
+	if (l->report && write_whole(l->report, fill_report, &a))
+		rc = -1;
+	kv_free(&opts);
+	return rc;
+}
+
+struct waterfall *local_waterfall(const struct local *l, int keep,
+				  struct kv_list *kv)
+{
+	struct waterfall *w;
+	int i;
+
+	if (!l->side[0] || !l->side[1])
+		return NULL;
+	w = xcalloc(1, sizeof(*w));
+	w->n = 2;
+	w->keep = keep;
+	for (i = 0; i < 2; i++)
+		run_results_table(l->side[i], &w->t[i]);
+	if (w->t[0].n && !waterfall_join(w, 1) && w->joined)
+		waterfall_kv(w, "", kv);
+	return w;
+}
+
+void local_keep_for_script(struct local *l)
+{
+	struct script *sc = script_current();
+
+	if (!sc)
+		return;
+	if (l->side[0])
+		script_keep_results(sc, l->side[0]);
+	if (l->side[1])
+		script_keep_peer(sc, l->side[1]);
+	l->side[0] = l->side[1] = NULL;
+}
+
+/*
+ * --output-format csv: one table, a row per side, a column per key
+ * either side has (the client's first), empty where a side has none.
+ */
+static void csv_table(const struct local *l, const struct options *o,
+		      FILE *to)
+{
+	struct kv_list side[2] = { { 0 } }, cols = { 0 };
+	size_t i;
+	int k;
+
+	for (k = 0; k < 2; k++)
+		if (l->side[k])
+			report_select(&l->side[k]->keys, o, &side[k]);
+	for (k = 0; k < 2; k++)
+		for (i = 0; i < side[k].n; i++)
+			if (!kv_get(&cols, side[k].v[i].key))
+				kv_str(&cols, side[k].v[i].key, "");
+	fputs("side", to);
+	for (i = 0; i < cols.n; i++)
+		fprintf(to, ",%s", cols.v[i].key);
+	fputc('\n', to);
+	for (k = 0; k < 2; k++) {
+		if (!side[k].n)
+			continue;
+		fputs(l->side[k]->role, to);
+		for (i = 0; i < cols.n; i++)
+			csv_field(to, kv_get(&side[k], cols.v[i].key) ?: "", 1);
+		fputc('\n', to);
+	}
+	kv_free(&side[0]);
+	kv_free(&side[1]);
+	kv_free(&cols);
+}
+
+/* Each side's results, the server's options lines first (kv). */
+static void print_sides(const struct local *l, const struct options *o)
+{
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if (!l->side[i])
+			continue;
+		kv_print(&l->side[i]->header, stdout, prefix[i]);
+		side_print_results(l->side[i], o, prefix[i], stdout);
+	}
+}
+
+/*
+ * In the format asked for: the client's results, the server's, then the
+ * waterfall's keys (or, in the summary, the two stage tables if there
+ * is no waterfall). Whole: nothing of one side interleaves.
+ */
+void local_print(const struct local *l, const struct options *o,
+		 const struct waterfall *w, const struct kv_list *wf)
+{
+	int json = !strcmp(o->output_format, "json"), human = glance_on(o);
+	int csv = !strcmp(o->output_format, "csv");
+	int joined = w && w->joined, i;
+	FILE *tables = human ? stdout : stderr;
+
+	fflush(stdout);
+	fflush(stderr);
+	if (json)
+		json_wrap(stdout, l, o, wf);
+	else if (csv)
+		csv_table(l, o, stdout);
+	else
+		print_sides(l, o);
+	if (!json && !csv && !human && !o->output)
+		kv_print(wf, stdout, "waterfall.");
+	fflush(stdout);
+	for (i = 0; i < 2 && (!human || !joined); i++)
+		if (l->side[i] && l->side[i]->traced)
+			trace_table(&l->side[i]->ts, tables,
+				    l->side[i]->role);
+	if (joined)
+		waterfall_print(w, "netstage waterfall", "= latency", tables);
+	fflush(tables);
+}

@@ -1,0 +1,23 @@
+/* Entry points of the three ways to run: server, client, both (--local). */
+#ifndef NETSTAGE_RUN_H
+#define NETSTAGE_RUN_H
+
+#include "config/options.h"
+#include "config/workload.h"
+
+/* Each returns the process exit status: 0, or EXIT_RUNTIME. */
+int server_run(struct options *o, const struct workload *wl);
+int client_run(struct options *o, const struct workload *wl);
+int local_run(struct options *o, const struct workload *wl);
+/*
+ * --local, from a signal handler about to _exit(): stop the server's
+ * process and wait for it (a few seconds at most), so that what it
+ * writes is done before the caller removes temporary files.
+ */
+void local_stop_server(void);
+/* `netstage join`: records of a request's hops, on one clock. */
+int join_main(int argc, char **argv);
+/* `netstage observe`: a server's transactions, from the kernel alone. */
+int observe_run(struct options *o, const struct workload *wl);
+
+#endif
