@@ -7,156 +7,121 @@
 #include "core/common.h"
 #include "results/results_wire.h"
 
-/* Signed values travel as their two's complement in a u64. */
-static void put_int(struct wbuf *b, long long v)
-{
-	wput_u64(b, (uint64_t)v);
-}
+/*
+ * Each struct's fields are listed once, as X(type, field), and both
+ * directions expand the one list: the order cannot differ. Signed
+ * values travel as their two's complement in a u64.
+ */
+#define PUT_u8(f) wput_u8(b, (uint8_t)(x->f));
+#define PUT_u32(f) wput_u32(b, (uint32_t)(x->f));
+#define PUT_u64(f) wput_u64(b, (uint64_t)(x->f));
+#define PUT_int(f) wput_u64(b, (uint64_t)(long long)(x->f));
+#define PUT_f64(f) wput_f64(b, x->f);
+#define GET_u8(f) x->f = wget_u8(b);
+#define GET_u32(f) x->f = wget_u32(b);
+#define GET_u64(f) x->f = wget_u64(b);
+#define GET_int(f) x->f = (long long)wget_u64(b);
+#define GET_f64(f) x->f = wget_f64(b);
+#define PUT(t, f) PUT_##t(f)
+#define GET(t, f) GET_##t(f)
 
-static long long get_int(struct rbuf *b)
-{
-	return (long long)wget_u64(b);
-}
+#define REC_FIELDS(X) X(u32, flow_id) X(u32, worker) X(u32, port) \
+	X(u32, next_port) X(u64, seq) X(u64, sw_tx) X(u64, sw_rx) \
+	X(u64, prio) X(u64, span) X(u8, slowest) X(u32, held_pid) \
+	X(u32, held_cpu)
 
-static void put_rec(struct wbuf *b, const struct trace_rec *r)
-{
-	int i;
-
-	wput_u32(b, r->flow_id);
-	wput_u32(b, r->worker);
-	wput_u32(b, r->port);
-	wput_u32(b, r->next_port);
-	wput_u64(b, r->seq);
-	for (i = 0; i < NS_B_COUNT; i++)
-		wput_u64(b, r->b[i]);
-	wput_u64(b, r->sw_tx);
-	wput_u64(b, r->sw_rx);
-	wput_u64(b, r->prio);
-	wput_u64(b, r->span);
-	wput_u8(b, (uint8_t)r->slowest);
-	wput_u32(b, r->held_pid);
-	wput_u32(b, r->held_cpu);
-	wput_bytes(b, r->held_comm, sizeof(r->held_comm));
-}
-
-static void get_rec(struct rbuf *b, struct trace_rec *r)
+static void put_rec(struct wbuf *b, const struct trace_rec *x)
 {
 	int i;
 
-	r->flow_id = wget_u32(b);
-	r->worker = (uint16_t)wget_u32(b);
-	r->port = (uint16_t)wget_u32(b);
-	r->next_port = (uint16_t)wget_u32(b);
-	r->seq = wget_u64(b);
+	REC_FIELDS(PUT)
 	for (i = 0; i < NS_B_COUNT; i++)
-		r->b[i] = wget_u64(b);
-	r->sw_tx = wget_u64(b);
-	r->sw_rx = wget_u64(b);
-	r->prio = wget_u64(b);
-	r->span = wget_u64(b);
-	r->slowest = wget_u8(b);
-	r->held_pid = wget_u32(b);
-	r->held_cpu = wget_u32(b);
-	wget_bytes(b, r->held_comm, sizeof(r->held_comm));
-	r->held_comm[sizeof(r->held_comm) - 1] = '\0';
+		wput_u64(b, x->b[i]);
+	wput_bytes(b, x->held_comm, sizeof(x->held_comm));
 }
 
-static void put_inrun(struct wbuf *b, const struct inrun_cost *c)
-{
-	wput_f64(b, c->p50_ns);
-	wput_f64(b, c->lo_ns);
-	wput_f64(b, c->hi_ns);
-	put_int(b, c->blocks);
-	wput_u64(b, c->timed);
-	wput_u64(b, c->untimed);
-}
-
-static void get_inrun(struct rbuf *b, struct inrun_cost *c)
-{
-	c->p50_ns = wget_f64(b);
-	c->lo_ns = wget_f64(b);
-	c->hi_ns = wget_f64(b);
-	c->blocks = (int)get_int(b);
-	c->timed = wget_u64(b);
-	c->untimed = wget_u64(b);
-}
-
-/* The counts of a trace summary, in the order of its struct. */
-#define TS_COUNTS(X) X(untimed) X(complete) X(incomplete) X(missing) \
-	X(disorder) X(norecord) X(lost) X(records_kept) X(records_slowest) \
-	X(records_offered) X(retransmits) X(retransmitted)
-
-static void put_summary(struct wbuf *b, const struct trace_summary *ts)
+static void get_rec(struct rbuf *b, struct trace_rec *x)
 {
 	int i;
 
-#define PUT(f) wput_u64(b, ts->f);
-	wput_u32(b, ts->side);
-	wput_u8(b, (uint8_t)ts->hist_mode);
-	wput_u32(b, ts->sample);
-	wput_u32(b, ts->control);
-	wput_f64(b, ts->user_ns);
-	TS_COUNTS(PUT)
-#undef PUT
+	REC_FIELDS(GET)
 	for (i = 0; i < NS_B_COUNT; i++)
-		wput_u64(b, ts->bad_at[i]);
-	wput_u8(b, (uint8_t)ts->has_retrans);
-	wput_u8(b, (uint8_t)ts->retrans_partial);
-	wput_u8(b, (uint8_t)ts->has_inrun);
-	put_inrun(b, &ts->inrun);
-	wput_hist(b, &ts->held);
+		x->b[i] = wget_u64(b);
+	wget_bytes(b, x->held_comm, sizeof(x->held_comm));
+	x->held_comm[sizeof(x->held_comm) - 1] = '\0';
+}
+
+#define INRUN_FIELDS(X) X(f64, p50_ns) X(f64, lo_ns) X(f64, hi_ns) \
+	X(int, blocks) X(u64, timed) X(u64, untimed)
+#define COST_FIELDS(X) X(f64, bpf_ns) X(f64, entry_ns) X(f64, user_ns) \
+	X(f64, total_ns) X(f64, runs) X(u8, has_entry)
+#define INTERVAL_FIELDS(X) X(f64, t_end) X(u64, transactions) \
+	X(u64, bytes) X(f64, rate) X(f64, mbps) X(f64, p50_us) \
+	X(f64, p90_us) X(f64, p99_us)
+/* A trace summary's scalars, in the order of its struct. */
+#define SUMMARY_FIELDS(X) X(u32, side) X(u8, hist_mode) X(u32, sample) \
+	X(u32, control) X(f64, user_ns) X(u64, untimed) X(u64, complete) \
+	X(u64, incomplete) X(u64, missing) X(u64, disorder) \
+	X(u64, norecord) X(u64, lost) X(u64, records_kept) \
+	X(u64, records_slowest) X(u64, records_offered) \
+	X(u8, has_retrans) X(u8, retrans_partial) X(u64, retransmits) \
+	X(u64, retransmitted) X(u8, has_inrun)
+#define TOTALS_FIELDS(X) X(f64, throughput) X(u8, throughput_mbps) \
+	X(u64, transactions) X(u64, bytes_read) X(u64, bytes_written) \
+	X(u64, io_errors) X(int, flows) X(f64, duration_s) \
+	X(f64, cpu_util) X(int, ncpus) X(f64, service_demand_us)
+
+static void put_inrun(struct wbuf *b, const struct inrun_cost *x)
+{
+	INRUN_FIELDS(PUT)
+}
+
+static void get_inrun(struct rbuf *b, struct inrun_cost *x)
+{
+	INRUN_FIELDS(GET)
+}
+
+static void put_summary(struct wbuf *b, const struct trace_summary *x)
+{
+	int i;
+
+	SUMMARY_FIELDS(PUT)
+	for (i = 0; i < NS_B_COUNT; i++)
+		wput_u64(b, x->bad_at[i]);
+	put_inrun(b, &x->inrun);
+	wput_hist(b, &x->held);
 	for (i = 0; i < NS_MAX_STAGES; i++)
-		wput_hist(b, &ts->stage[i]);
-	wput_u64(b, (uint64_t)ts->ntail);
-	for (i = 0; i < ts->ntail; i++)
-		put_rec(b, &ts->tail[i]);
+		wput_hist(b, &x->stage[i]);
+	wput_u64(b, (uint64_t)x->ntail);
+	for (i = 0; i < x->ntail; i++)
+		put_rec(b, &x->tail[i]);
 }
 
-static void get_summary(struct rbuf *b, struct trace_summary *ts)
+static void get_summary(struct rbuf *b, struct trace_summary *x)
 {
 	int i;
 
-#define GET(f) ts->f = wget_u64(b);
-	ts->side = wget_u32(b);
-	ts->hist_mode = wget_u8(b);
-	ts->sample = wget_u32(b);
-	ts->control = wget_u32(b);
-	ts->user_ns = wget_f64(b);
-	TS_COUNTS(GET)
-#undef GET
+	SUMMARY_FIELDS(GET)
 	for (i = 0; i < NS_B_COUNT; i++)
-		ts->bad_at[i] = wget_u64(b);
-	ts->has_retrans = wget_u8(b);
-	ts->retrans_partial = wget_u8(b);
-	ts->has_inrun = wget_u8(b);
-	get_inrun(b, &ts->inrun);
-	wget_hist(b, &ts->held);
+		x->bad_at[i] = wget_u64(b);
+	get_inrun(b, &x->inrun);
+	wget_hist(b, &x->held);
 	for (i = 0; i < NS_MAX_STAGES; i++)
-		wget_hist(b, &ts->stage[i]);
-	ts->ntail = (int)wget_count(b, TRACE_TAIL);
-	for (i = 0; i < ts->ntail; i++)
-		get_rec(b, &ts->tail[i]);
-	ts->cost = NULL;
+		wget_hist(b, &x->stage[i]);
+	x->ntail = (int)wget_count(b, TRACE_TAIL);
+	for (i = 0; i < x->ntail; i++)
+		get_rec(b, &x->tail[i]);
+	x->cost = NULL;
 }
 
-static void put_cost(struct wbuf *b, const struct trace_cost_parts *c)
+static void put_cost(struct wbuf *b, const struct trace_cost_parts *x)
 {
-	wput_f64(b, c->bpf_ns);
-	wput_f64(b, c->entry_ns);
-	wput_f64(b, c->user_ns);
-	wput_f64(b, c->total_ns);
-	wput_f64(b, c->runs);
-	wput_u8(b, (uint8_t)c->has_entry);
+	COST_FIELDS(PUT)
 }
 
-static void get_cost(struct rbuf *b, struct trace_cost_parts *c)
+static void get_cost(struct rbuf *b, struct trace_cost_parts *x)
 {
-	c->bpf_ns = wget_f64(b);
-	c->entry_ns = wget_f64(b);
-	c->user_ns = wget_f64(b);
-	c->total_ns = wget_f64(b);
-	c->runs = wget_f64(b);
-	c->has_entry = wget_u8(b);
+	COST_FIELDS(GET)
 }
 
 static void put_intervals(struct wbuf *b, const struct run_results *r)
@@ -165,16 +130,9 @@ static void put_intervals(struct wbuf *b, const struct run_results *r)
 
 	wput_u64(b, (uint64_t)r->niv);
 	for (i = 0; i < r->niv; i++) {
-		const struct interval_sum *s = &r->iv[i];
+		const struct interval_sum *x = &r->iv[i];
 
-		wput_f64(b, s->t_end);
-		wput_u64(b, s->transactions);
-		wput_u64(b, s->bytes);
-		wput_f64(b, s->rate);
-		wput_f64(b, s->mbps);
-		wput_f64(b, s->p50_us);
-		wput_f64(b, s->p90_us);
-		wput_f64(b, s->p99_us);
+		INTERVAL_FIELDS(PUT)
 	}
 	wput_u8(b, (uint8_t)r->iv_lat);
 }
@@ -187,16 +145,9 @@ static void get_intervals(struct rbuf *b, struct run_results *r)
 	r->niv = (long)wget_count(b, (b->n - b->off) / 64);
 	r->iv = xcalloc(r->niv ? r->niv : 1, sizeof(*r->iv));
 	for (i = 0; i < r->niv; i++) {
-		struct interval_sum *s = &r->iv[i];
+		struct interval_sum *x = &r->iv[i];
 
-		s->t_end = wget_f64(b);
-		s->transactions = wget_u64(b);
-		s->bytes = wget_u64(b);
-		s->rate = wget_f64(b);
-		s->mbps = wget_f64(b);
-		s->p50_us = wget_f64(b);
-		s->p90_us = wget_f64(b);
-		s->p99_us = wget_f64(b);
+		INTERVAL_FIELDS(GET)
 	}
 	r->iv_lat = wget_u8(b);
 }
@@ -233,36 +184,16 @@ static void get_records(struct rbuf *b, struct rec_set *s)
 	}
 }
 
-static void put_totals(struct wbuf *b, const struct run_results *r)
+static void put_totals(struct wbuf *b, const struct run_results *x)
 {
-	wput_f64(b, r->throughput);
-	wput_u8(b, (uint8_t)r->throughput_mbps);
-	wput_u64(b, r->transactions);
-	wput_u64(b, r->bytes_read);
-	wput_u64(b, r->bytes_written);
-	wput_u64(b, r->io_errors);
-	put_int(b, r->flows);
-	wput_f64(b, r->duration_s);
-	wput_f64(b, r->cpu_util);
-	put_int(b, r->ncpus);
-	wput_f64(b, r->service_demand_us);
-	wput_str(b, r->error);
+	TOTALS_FIELDS(PUT)
+	wput_str(b, x->error);
 }
 
-static void get_totals(struct rbuf *b, struct run_results *r)
+static void get_totals(struct rbuf *b, struct run_results *x)
 {
-	r->throughput = wget_f64(b);
-	r->throughput_mbps = wget_u8(b);
-	r->transactions = wget_u64(b);
-	r->bytes_read = wget_u64(b);
-	r->bytes_written = wget_u64(b);
-	r->io_errors = wget_u64(b);
-	r->flows = (int)get_int(b);
-	r->duration_s = wget_f64(b);
-	r->cpu_util = wget_f64(b);
-	r->ncpus = (int)get_int(b);
-	r->service_demand_us = wget_f64(b);
-	r->error = wget_str(b);
+	TOTALS_FIELDS(GET)
+	x->error = wget_str(b);
 }
 
 static void put_trace(struct wbuf *b, const struct run_results *r)
