@@ -185,7 +185,7 @@ func: all bench-tools ref-tools
 
 check: deps
 	$(Q)$(MAKE) --no-print-directory unit func
-	$(Q)$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=5
+	$(Q)$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=3
 
 deps:
 	$(Q)scripts/install-deps.sh

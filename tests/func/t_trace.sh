@@ -404,7 +404,7 @@ t_trace_lean_records_match_their_transactions() {
 	need_root
 	local side opt
 
-	ns tcp_rr --local -l 2 -q -F 8 -T 1 --burst 4 --trace \
+	ns tcp_rr --local -l 1 -q -F 8 -T 1 --burst 4 --trace \
 		--trace-records=tr.csv --trace-max-records=1000000 > out 2> err
 	check_trace_counts out client
 	check_trace_counts out server
@@ -463,7 +463,7 @@ t_trace_burst_matches_each_request() {
 	local e
 
 	for e in "" -E; do
-		ns tcp_rr --local -l 2 -q --burst 8 -F 2 -T 2 $e --trace \
+		ns tcp_rr --local -l 1 -q --burst 8 -F 2 -T 2 $e --trace \
 			--trace-records=tr.csv --trace-max-records=1000000 \
 			> out 2> err
 		expect_eq "$(key out client.num_mismatched)" 0 "mismatched $e"
@@ -867,7 +867,7 @@ for path in sys.argv[1:]:
 PY
 	check_inrun out tr.csv
 	# In flight: each of 8 requests per flow is its own message.
-	ns tcp_rr --local -l 2 -q -F 3 -T 2 --burst 8 --trace \
+	ns tcp_rr --local -l 1 -q -F 3 -T 2 --burst 8 --trace \
 		--trace-sample 9 --trace-records=b.csv > out 2> err
 	expect_eq "$(key out client.trace_sample)" 9 "burst sample"
 	$CHECK_TRACE b.csv b.server.csv
@@ -875,19 +875,19 @@ PY
 rows = list(csv.DictReader(open(sys.argv[1])))
 assert rows and all(int(r["seq"]) % 9 == 0 for r in rows)' b.csv
 	# BPF's own histograms count the sample alone.
-	ns tcp_rr --local -l 2 -q --trace=hist --trace-sample 7 > out 2> err
+	ns tcp_rr --local -l 1 -q --trace=hist --trace-sample 7 > out 2> err
 	check_sampled out client 7
 	check_sampled out server 7 1
 	# udp_rr: a client numbers its requests as it sends them, a
 	# server the datagrams of its socket; with one flow a socket, the
 	# same transactions on both ends.
-	ns udp_rr --local -l 2 -q --trace --trace-sample 10 \
+	ns udp_rr --local -l 1 -q --trace --trace-sample 10 \
 		--trace-records=u.csv --trace-max-records=1000000 > out 2> err
 	check_sampled_udp out 10 1
 	check_sampled out server 10
 	$CHECK_TRACE u.csv u.server.csv
 	# Two flows on one server socket: each end a sample of its own.
-	ns udp_rr --local -l 2 -q -F 2 --trace --trace-sample 10 \
+	ns udp_rr --local -l 1 -q -F 2 --trace --trace-sample 10 \
 		--trace-records=v.csv --trace-max-records=1000000 > out 2> err
 	check_sampled_udp out 10 2
 	check_sampled out server 10
