@@ -272,7 +272,7 @@ fd_tables() {
 	local want=$1 pid
 
 	shift
-	ns "$@" --local -q -l 4 > /dev/null 2> err &
+	ns "$@" --local -q -l 2 > /dev/null 2> err &
 	pid=$!
 	python3 - "$want" "$pid" <<'PY'
 import ctypes, os, sys, time

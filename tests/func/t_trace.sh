@@ -264,7 +264,7 @@ t_trace_html_report() {
 
 	command -v chromium > /dev/null || { echo "no chromium"; exit "$SKIP"; }
 	for a in "tcp_rr --local" "udp_rr --local" "tcp_crr --local"; do
-		ns $a -l 2 -q --trace --report r.html --output-format kv \
+		ns $a -l 1 -q --trace --report r.html --output-format kv \
 			> out 2> err
 		render_report r.html
 		$CHECK_REPORT dom.html err --keys out || fail "$a: report"
@@ -650,7 +650,7 @@ t_trace_without_tcp_sendmsg_locked() {
 	need_root
 
 	NETSTAGE_TRACE_PRETEND_MISSING=tcp_sendmsg_locked \
-		ns tcp_rr --local -l 2 -q --burst 4 -F 2 --trace \
+		ns tcp_rr --local -l 1 -q --burst 4 -F 2 --trace \
 		--trace-records=tr.csv > out 2> err
 	expect_eq "$(lean_hooks out client)" "$LEAN_HOOKS" "hooks"
 	if grep -q 'tracepoint' err; then fail "a note: $(cat err)"; fi
