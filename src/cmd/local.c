@@ -245,8 +245,7 @@ static int run_client(struct local *l, struct options *o,
 }
 
 /* What the parent writes of both once both are done: -1 if one failed. */
-static int write_both(struct local *l, const struct options *o,
-		      const struct workload *wl, struct tracer *both, int ok)
+static int write_both(struct local *l, const struct options *o, int ok)
 {
 	struct kv_list wf = { 0 };
 	struct waterfall *w = NULL;
@@ -256,7 +255,7 @@ static int write_both(struct local *l, const struct options *o,
 		w = local_waterfall(l, l->report != NULL, &wf);
 	local_print(l, o, w, &wf);
 	if (w && (l->perfetto || l->report) &&
-	    local_write_files(l, w, o, wl, both))
+	    local_write_files(l, w, o))
 		rc = -1;
 	else if (!w && ok && (l->perfetto || l->report)) {
 		log_err("--report/--perfetto: no traced transaction to write "
@@ -316,7 +315,7 @@ int local_run(struct options *o, const struct workload *wl)
 	close(pfd[0]);
 	src = reap(l.pid);
 	server_pid = 0;
-	if (write_both(&l, o, wl, both, !rc && !src))
+	if (write_both(&l, o, !rc && !src))
 		rc = EXIT_RUNTIME;
 	tracer_close(both);
 	local_free(&l);

@@ -104,13 +104,13 @@ static void fill_report(FILE *f, const void *arg)
  * has, in one file each.
  */
 int local_write_files(const struct local *l, const struct waterfall *w,
-		      const struct options *o, const struct workload *wl,
-		      struct tracer *both)
+		      const struct options *o)
 {
-	struct kv_list opts = { 0 };
 	struct html_meta m = {
-		.workload = wl->name, .interval_s = o->interval,
-		.hooks = both ? tracer_hooks(both) : NULL, .options = &opts,
+		.workload = l->side[0]->workload, .interval_s = o->interval,
+		/* One BPF object served both ends: the client's says it. */
+		.hooks = kv_get(&l->side[0]->keys, "trace_hooks"),
+		.options = &l->side[0]->options,
 	};
 	struct report_args a = { w, &m };
 	int rc = 0;
@@ -121,13 +121,11 @@ int local_write_files(const struct local *l, const struct waterfall *w,
 			       "to write (trace_error says why)"), -1;
 	if (l->perfetto && write_whole(l->perfetto, fill_perfetto, &a))
 		rc = -1;
-	options_dump(o, &opts);
 	/* What each side could not time, which its records do not show. */
 	m.keys[0] = &l->side[0]->keys;
 	m.keys[1] = &l->side[1]->keys;
 	if (l->report && write_whole(l->report, fill_report, &a))
 		rc = -1;
-	kv_free(&opts);
 	return rc;
 }
 

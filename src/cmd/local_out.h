@@ -31,8 +31,7 @@ struct local {
 int local_write_json(const struct local *l, const struct kv_list *wf);
 /* --perfetto and --report of both sides' records; -1 if one failed. */
 int local_write_files(const struct local *l, const struct waterfall *w,
-		      const struct options *o, const struct workload *wl,
-		      struct tracer *both);
+		      const struct options *o);
 /*
  * The two sides' records joined, the client's first, the server's
  * stages inside the client's `remote`, the keys in kv; NULL if a side

@@ -154,7 +154,7 @@ static int write_report(struct side *s, const struct run_results *r,
 	struct waterfall *w = xcalloc(1, sizeof(*w));
 	struct html_meta m = {
 		.workload = r->workload, .interval_s = s->o->interval,
-		.hooks = s->rs.tracer ? tracer_hooks(s->rs.tracer) : NULL,
+		.hooks = kv_get(&r->keys, "trace_hooks"),
 		.options = &r->options, .keys = { &r->keys },
 	};
 	int rc;
