@@ -14,7 +14,6 @@
 #include "stages.h"
 #include "version.h"
 #include "config/options_def.h"
-#include "config/workload.h"
 
 _Static_assert(!(W_EVERY & OPT_TRACED_RESULT), "a workload bit");
 
@@ -332,4 +331,17 @@ const char *const opt_io_modes[4] = { "epoll", "blocking", "busy", "spin" };
 const char *io_mode_name(enum io_mode m)
 {
 	return opt_io_modes[m];
+}
+
+const char *options_workload_name(unsigned int bit)
+{
+	switch (bit) {
+	case W_TCP_RR: return "tcp_rr";
+	case W_TCP_STREAM: return "tcp_stream";
+	case W_UDP_STREAM: return "udp_stream";
+	case W_TCP_CRR: return "tcp_crr";
+	case W_UDP_RR: return "udp_rr";
+	case W_OBSERVE: return "observe";
+	}
+	return NULL;
 }

@@ -167,6 +167,13 @@ int options_given(const struct options *o, const char *name);
  */
 int options_inflight(const struct options *o, int traced);
 
+/*
+ * The name of the workload of W_ bit `bit` (one bit), as
+ * workload/registry.c's tables spell it (a unit test holds them
+ * together), or NULL: the man page names workloads without calling up
+ * into their engines.
+ */
+const char *options_workload_name(unsigned int bit);
 /* Every option of the workload as key=value, in table order. */
 void options_dump(const struct options *o, struct kv_list *out);
 /*

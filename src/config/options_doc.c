@@ -9,7 +9,6 @@
 #include "config/options.h"
 #include "config/options_def.h"
 #include "version.h"
-#include "config/workload.h"
 
 /* Text for roff: backslashes, minus signs and leading dots escaped. */
 static void roff(FILE *f, const char *s)
@@ -50,9 +49,9 @@ static void man_option(FILE *f, const struct opt_def *d)
 	}
 	fputs(".\nWorkloads: ", f);
 	for (bit = 1; bit <= W_OBSERVE; bit <<= 1)
-		if ((d->mask & bit) && workload_by_bit(bit)) {
+		if ((d->mask & bit) && options_workload_name(bit)) {
 			fprintf(f, "%s", first ? "" : ", ");
-			roff(f, workload_by_bit(bit)->name);
+			roff(f, options_workload_name(bit));
 			first = 0;
 		}
 	fputs(".\n", f);

@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "config/options.h"
+#include "config/workload.h"
 
 static char err[320];
 
@@ -291,6 +292,23 @@ static void t_dump_lists_every_option_once(void **state)
 	options_free(&o);
 }
 
+/* config/ names the workloads as their registry does, bit by bit. */
+static void t_workload_names_are_the_registry_s(void **state)
+{
+	unsigned int bit, n = 0;
+
+	for (bit = 1; bit <= W_OBSERVE; bit <<= 1) {
+		const struct workload *wl = workload_by_bit(bit);
+
+		assert_non_null(wl);
+		assert_non_null(options_workload_name(bit));
+		assert_string_equal(options_workload_name(bit), wl->name);
+		n++;
+	}
+	assert_int_equal(n, 6);
+	assert_null(options_workload_name(W_RR));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -305,6 +323,7 @@ int main(void)
 		cmocka_unit_test(t_parse_errors_name_the_option),
 		cmocka_unit_test(t_validation_errors),
 		cmocka_unit_test(t_dump_lists_every_option_once),
+		cmocka_unit_test(t_workload_names_are_the_registry_s),
 	};
 
 	return cmocka_run_group_tests_name("options", tests, NULL, NULL);
