@@ -145,3 +145,69 @@ finish() {
 	echo "$PASSED passed, $FAILED failed, $SKIPPED skipped"
 	[ "$FAILED" -eq 0 ]
 }
+
+# Checks the test files share.
+
+RESULT_KEYS="time_start utime_start utime_end stime_start stime_end
+maxrss_start maxrss_end minflt_start minflt_end majflt_start majflt_end
+nvcsw_start nvcsw_end nivcsw_start nivcsw_end num_transactions start_index
+end_index num_samples correlation_coefficient time_end"
+
+# Counts of an rr run agree: the server finishes at most the requests
+# in flight per flow (1, or --burst) that the client did not see
+# complete, and no response answered another request than the client
+# took it for.
+check_rr_counts() {
+	local out=$1 flows=$2 inflight=${3:-1} c s m
+
+	c=$(key "$out" client.num_transactions)
+	s=$(key "$out" server.num_transactions)
+	expect_gt "$c" 0 "client transactions"
+	expect_le "$c" "$s" "client <= server transactions"
+	expect_le "$s" $((c + flows * inflight)) "server <= client + in flight"
+	m=$(key "$out" client.num_mismatched)
+	[ -z "$m" ] || expect_eq "$m" 0 "responses matched to another request"
+	expect_eq "$(key "$out" client.remote_num_transactions)" "$s" \
+		"client's copy of the server count"
+	expect_eq "$(key "$out" server.remote_num_transactions)" "$c" \
+		"server's copy of the client count"
+	expect_eq "$(key "$out" client.flows)" "$flows" "client flows"
+	expect_eq "$(key "$out" server.flows)" "$flows" "server flows"
+}
+
+# Every transaction moved one request and one response, whole.
+check_rr_bytes() {
+	local out=$1 q r c s
+
+	q=$(key "$out" client.request_size)
+	r=$(key "$out" client.response_size)
+	c=$(key "$out" client.num_transactions)
+	s=$(key "$out" server.num_transactions)
+	expect_eq "$(key "$out" client.bytes_written)" $((c * q)) "client sent"
+	expect_eq "$(key "$out" client.bytes_read)" $((c * r)) "client read"
+	expect_eq "$(key "$out" server.bytes_read)" $((s * q)) "server read"
+	expect_eq "$(key "$out" server.bytes_written)" $((s * r)) \
+		"server sent"
+}
+
+check_result_keys() {
+	local out=$1 side k
+
+	for side in client server; do
+		for k in $RESULT_KEYS; do
+			grep -q "^$side.$k=" "$out" || fail "no $side.$k"
+		done
+	done
+}
+
+# Bad input: one line on stderr naming the problem, status 2, no output.
+expect_usage_error() {
+	local needle=$1 rc=0
+
+	shift
+	ns "$@" > out 2> err || rc=$?
+	expect_eq "$rc" 2 "exit status of: $*"
+	expect_eq "$(wc -l < err)" 1 "stderr lines of: $*"
+	grep -q -- "$needle" err || fail "'$(cat err)' lacks '$needle'"
+	expect_eq "$(wc -c < out)" 0 "stdout of: $*"
+}
