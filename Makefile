@@ -154,6 +154,8 @@ $(BUILD)/tests/ref/rxref: tests/ref/rxref.c $(BUILD)/tests/ref/rxref.skel.h
 		-o $@ $< -lbpf
 
 FUZZ_SECONDS ?= 60
+# Builds make check and make fuzz run on every CPU.
+NPROC := $(shell nproc 2>/dev/null || echo 1)
 FUZZ_NAMES := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 
 $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(LIB_OBJS)
@@ -166,7 +168,7 @@ fuzz-bins: $(FUZZ_NAMES:%=$(BUILD)/fuzz/fuzz_%)
 # Each target from its committed seeds and what earlier runs found
 # (build-fuzz/corpus/NAME); a crash leaves build-fuzz/crash-* and fails.
 fuzz: deps
-	$(Q)$(MAKE) --no-print-directory FUZZ=1 SANITIZE= fuzz-bins
+	$(Q)$(MAKE) --no-print-directory -j$(NPROC) FUZZ=1 SANITIZE= fuzz-bins
 	$(Q)for t in $(FUZZ_NAMES); do \
 		mkdir -p build-fuzz/corpus/$$t; \
 		echo "  FUZZ   $$t for $(FUZZ_SECONDS) s"; \
@@ -183,7 +185,10 @@ unit: $(UNIT_BINS)
 func: all bench-tools ref-tools
 	$(Q)NETSTAGE=$(BUILD)/netstage tests/func/run.sh
 
+# Build on every CPU first, then run the tests one at a time.
 check: deps
+	$(Q)$(MAKE) --no-print-directory -j$(NPROC) all bench-tools ref-tools \
+		$(UNIT_BINS)
 	$(Q)$(MAKE) --no-print-directory unit func
 	$(Q)$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=3
 

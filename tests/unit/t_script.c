@@ -25,6 +25,7 @@
 #include "config/options.h"
 #include "script/script.h"
 #include "side/side.h"
+#include "sys/stop.h"
 #include "config/workload.h"
 
 #define NW 3
