@@ -78,8 +78,27 @@ static void keep(struct waterfall *w, const struct join_rec **chain)
 		v[WATERFALL_KEPT_HEAD + i] = join_row_ns(&w->plan, i, chain);
 }
 
+/* The client's and the server's kernel stamps of one exchange. */
+static int exchange_of(const struct join_rec **chain, struct clock_exchange *x)
+{
+	x->c_tx = chain[0]->b[NS_B_DEV_XMIT];
+	x->c_rx = chain[0]->b[NS_B_NETIF_RX];
+	x->s_rx = chain[1]->b[NS_B_NETIF_RX];
+	x->s_tx = chain[1]->b[NS_B_DEV_XMIT];
+	return x->c_tx && x->c_rx && x->s_rx && x->s_tx;
+}
+
+/* Two ends: the clocks fitted from every joined exchange of the sample. */
+static void fit_clocks(struct waterfall *w, const struct clock_exchange *x,
+		       long n)
+{
+	w->has_clock = w->n == 2 && !clock_fit(x, n, &w->clock);
+}
+
 int waterfall_join(struct waterfall *w, int nested)
 {
+	struct clock_exchange *ex;
+	long nex = 0;
 	const struct join_rec *chain[JOIN_MAX_HOPS];
 	long i;
 	int k, rc, hop;
@@ -91,6 +110,7 @@ int waterfall_join(struct waterfall *w, int nested)
 		hist_reset(&w->row[k]);
 	hist_reset(&w->total);
 	join_prepare(w->t, w->n);
+	ex = xcalloc(w->t[0].n ? w->t[0].n : 1, sizeof(*ex));
 	if (w->records)
 		records_header(w);
 	for (i = 0; i < w->t[0].n; i++) {
@@ -118,7 +138,11 @@ int waterfall_join(struct waterfall *w, int nested)
 			record_row(w, chain);
 		if (w->keep)
 			keep(w, chain);
+		if (w->n == 2 && exchange_of(chain, &ex[nex]))
+			nex++;
 	}
+	fit_clocks(w, ex, nex);
+	free(ex);
 	return 0;
 }
 
@@ -150,6 +174,22 @@ static void stats_kv(const struct hist *h, const char *prefix,
 	}
 }
 
+/* The server's clock against the client's (trace/clock.h), in us. */
+static void clock_kv(const struct clock_fit *f, const char *key_prefix,
+		     struct kv_list *out)
+{
+	char key[128];
+
+#define KEY(name) (snprintf(key, sizeof(key), "%s%s", key_prefix, name), key)
+	kv_num(out, KEY("clock_offset_us"),
+	       ((double)f->base_ns + f->offset_ns) / 1e3, 3);
+	kv_num(out, KEY("clock_drift_ppm"), f->drift_ppm, 3);
+	kv_num(out, KEY("clock_bound_us"), f->bound_ns / 1e3, 3);
+	kv_num(out, KEY("clock_causal_bound_us"), f->causal_ns / 1e3, 3);
+	kv_uint(out, KEY("clock_negative_legs"), (uint64_t)f->negative);
+#undef KEY
+}
+
 void waterfall_kv(const struct waterfall *w, const char *key_prefix,
 		  struct kv_list *out)
 {
@@ -172,6 +212,8 @@ void waterfall_kv(const struct waterfall *w, const char *key_prefix,
 	for (i = 0; i < w->plan.nrows; i++)
 		stats_kv(&w->row[i], key_prefix, w->plan.row[i].name, out);
 	stats_kv(&w->total, key_prefix, "latency", out);
+	if (w->has_clock)
+		clock_kv(&w->clock, key_prefix, out);
 }
 
 static void print_row(FILE *f, int depth, const char *name,

@@ -13,6 +13,7 @@
 
 #include "stats/hist.h"
 #include "core/kv.h"
+#include "trace/clock.h"
 #include "trace/join.h"
 
 struct waterfall {
@@ -41,6 +42,13 @@ struct waterfall {
 	int keep;
 	uint64_t *kept;
 	long nkept;
+	/*
+	 * A client and a server: their clocks fitted from the joined
+	 * exchanges' four kernel stamps (trace/clock.h). On one host the
+	 * truth is 0, a check of the fit.
+	 */
+	int has_clock;
+	struct clock_fit clock;
 };
 
 #define WATERFALL_KEPT_HEAD 6

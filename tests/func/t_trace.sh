@@ -181,6 +181,14 @@ w = json.load(open(sys.argv[1]))["waterfall"]
 kv = dict(l.rstrip("\n").split("=", 1) for l in open(sys.argv[2]))
 assert w["transactions"] == int(kv["waterfall.transactions"]), w
 assert w["server_app_p50_us"] == float(kv["waterfall.server_app_p50_us"])
+# One host, one clock: the fit of the two ends' clocks (trace/clock.h)
+# finds it within what causality allows, with no drift to speak of.
+off, causal = w["clock_offset_us"], w["clock_causal_bound_us"]
+print("clock offset %.3f us, bound %.3f, causal bound %.3f, drift %.3f ppm"
+      % (off, w["clock_bound_us"], causal, w["clock_drift_ppm"]))
+assert abs(off) <= causal, w
+assert abs(w["clock_drift_ppm"]) < 1, w
+assert w["clock_negative_legs"] == 0, w
 EOF
 	done
 	# The summary a terminal gets: the waterfall instead of the tables.
