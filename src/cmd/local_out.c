@@ -5,7 +5,6 @@
  * --perfetto and --report of both, and the script's r.peer. Everything
  * here reads the two models; nothing is read back from text.
  */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,7 +18,6 @@
 #include "side/side_out.h"
 #include "trace/perfetto.h"
 #include "trace/summary.h"
-#include "trace/tracer.h"
 
 static const char *const prefix[2] = { "client.", "server." };
 

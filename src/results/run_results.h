@@ -1,11 +1,11 @@
 /*
- * What one side measured, as plain data: built once by side.c at the
- * end of a test, then read through a const pointer by every output of
- * it (the JSON, samples.csv, the records CSV, Perfetto, the report,
- * the terminal summary, --local's record dump) and by the script's
- * results (r = run()), so that
- * none of them needs a side, a worker or the tracer. Issue 41's
- * results model.
+ * What one side measured, as plain data: built once by side_out.c at
+ * the end of a test, then read through a const pointer by every output
+ * of it (the JSON, samples.csv, the records CSV, Perfetto, the report,
+ * the terminal summary, --local's joined outputs) and taken whole by
+ * the script's results (r = run()), so that none of them needs a side,
+ * a worker or the tracer. --local's server sends it to the parent as
+ * bytes (results_wire.h). Issue 41's results model.
  */
 #ifndef NETSTAGE_RUN_RESULTS_H
 #define NETSTAGE_RUN_RESULTS_H

@@ -92,7 +92,7 @@ static int exchange_of(const struct join_rec **chain, struct clock_exchange *x)
 static void fit_clocks(struct waterfall *w, const struct clock_exchange *x,
 		       long n)
 {
-	w->has_clock = w->n == 2 && !clock_fit(x, n, &w->clock);
+	w->has_clock = !clock_fit(x, n, &w->clock);
 }
 
 int waterfall_join(struct waterfall *w, int nested)
@@ -110,7 +110,9 @@ int waterfall_join(struct waterfall *w, int nested)
 		hist_reset(&w->row[k]);
 	hist_reset(&w->total);
 	join_prepare(w->t, w->n);
-	ex = xcalloc(w->t[0].n ? w->t[0].n : 1, sizeof(*ex));
+	/* Two ends only: a third hop's clock is the second's. */
+	ex = w->n == 2 ? xcalloc(w->t[0].n ? w->t[0].n : 1, sizeof(*ex))
+		       : NULL;
 	if (w->records)
 		records_header(w);
 	for (i = 0; i < w->t[0].n; i++) {
@@ -138,10 +140,11 @@ int waterfall_join(struct waterfall *w, int nested)
 			record_row(w, chain);
 		if (w->keep)
 			keep(w, chain);
-		if (w->n == 2 && exchange_of(chain, &ex[nex]))
+		if (ex && exchange_of(chain, &ex[nex]))
 			nex++;
 	}
-	fit_clocks(w, ex, nex);
+	if (ex)
+		fit_clocks(w, ex, nex);
 	free(ex);
 	return 0;
 }
