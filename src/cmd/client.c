@@ -1,7 +1,9 @@
 /*
  * The client side: send the test parameters, open the flows, start the
  * test together with the server, end it after --test-length seconds and
- * trade totals with the server.
+ * trade totals with the server. Traced with records, it also takes the
+ * server's whole results at the end and prints both ends joined, as
+ * --local does (a run on two hosts).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -16,6 +18,8 @@
 #include "core/common.h"
 #include "stats/confidence.h"
 #include "control/control.h"
+#include "cmd/local_out.h"
+#include "results/results_wire.h"
 #include "sys/fdlimit.h"
 #include "net/net.h"
 #include "sys/privs.h"
@@ -32,6 +36,8 @@
 #define RESULT_TIMEOUT_MS 15000
 
 #define MAX_ITER 30
+/* The server builds its model, then sends it: its records may be many. */
+#define PEER_TIMEOUT_MS 60000
 
 struct client {
 	struct side side;
@@ -39,6 +45,8 @@ struct client {
 	const struct workload *wl;
 	int ctl;
 	struct addr data;
+	int joins;		/* client_joins_server() */
+	struct run_results *peer;	/* the server's model, at the end */
 	/* --iterations with --trace: each test's p50 of every stage, us */
 	double stage_p50[NS_MAX_STAGES][MAX_ITER];
 	char err[256];
@@ -108,7 +116,8 @@ static int hello(struct client *c)
 	m.f[H_BUFFER] = o->buffer_size;
 	m.f[H_LENGTH] = o->test_length;
 	m.f[H_FLAGS] = (o->enable_read ? HF_CLIENT_READS : 0) |
-		       (o->enable_write ? HF_CLIENT_WRITES : 0);
+		       (o->enable_write ? HF_CLIENT_WRITES : 0) |
+		       (c->joins ? HF_WANTS_RESULTS : 0);
 	if (ctl_send(c->ctl, &m))
 		return snprintf(c->err, sizeof(c->err), "control: %s",
 				strerror(errno)), -1;
@@ -340,6 +349,23 @@ static void confidence_kv(struct client *c, const double *tput, int n,
 }
 
 /*
+ * After the last NEXT: the server's model, which it sends as it ends
+ * (control.h). Without it the client's results stand alone, said why.
+ */
+static void take_peer(struct client *c)
+{
+	uint64_t cap = results_frame_cap(c->o->trace_max_records);
+	char err[256];
+
+	c->peer = results_recv(c->ctl, PEER_TIMEOUT_MS, cap, err,
+			       sizeof(err));
+	if (!c->peer)
+		log_err("the server's results, for the waterfall of both "
+			"ends: %s", *err ? err : "it closed the control "
+			"connection without them");
+}
+
+/*
  * One test; 1 when another should follow. The results are printed at
  * the last one only, with what the repeats achieved.
  */
@@ -366,6 +392,8 @@ static int one_test(struct client *c, double *tput, int *n, int *rc)
 	if (r == 0 && c->ctl >= 0) {
 		m.f[N_MORE] = more;
 		ctl_send(c->ctl, &m);
+		if (!more && c->joins)
+			take_peer(c);
 	}
 	if (more) {
 		if (!o->quiet)
@@ -384,6 +412,36 @@ static int one_test(struct client *c, double *tput, int *n, int *rc)
 	return more;
 }
 
+int client_joins_server(const struct options *o)
+{
+	return o->client && !o->local && !o->raw && o->trace == 1;
+}
+
+/*
+ * Both ends' models, once the tests are done: every output of them
+ * made as --local makes it (local_out.h).
+ */
+static int client_run_joined(struct client *c)
+{
+	struct local l = { 0 };
+	int rc = 0, n = 0;
+	double tput[MAX_ITER];
+
+	if (local_probe_outputs(c->o))
+		return EXIT_RUNTIME;
+	local_take_files(&l, c->o);
+	side_results_to(local_keep_client, &l);
+	while (one_test(c, tput, &n, &rc))
+		;
+	side_results_to(NULL, NULL);
+	l.side[1] = c->peer;
+	c->peer = NULL;
+	if (local_write_both(&l, c->o, !rc) && !rc)
+		rc = EXIT_RUNTIME;
+	local_free(&l);
+	return rc;
+}
+
 int client_run(struct options *o, const struct workload *wl)
 {
 	struct client *c = xcalloc(1, sizeof(*c));
@@ -393,8 +451,13 @@ int client_run(struct options *o, const struct workload *wl)
 	c->o = o;
 	c->wl = wl;
 	c->ctl = -1;
-	while (one_test(c, tput, &n, &rc))
-		;
+	c->joins = client_joins_server(o);
+	if (c->joins)
+		rc = client_run_joined(c);
+	else
+		while (one_test(c, tput, &n, &rc))
+			;
+	run_results_free(c->peer);
 	free(c);
 	return rc;
 }

@@ -173,48 +173,17 @@ static int reap(pid_t pid)
 	return EXIT_RUNTIME;
 }
 
-static void local_free(struct local *l)
-{
-	run_results_free(l->side[0]);
-	run_results_free(l->side[1]);
-	free(l->json);
-	free(l->perfetto);
-	free(l->report);
-}
-
-/* The client's model, kept for the outputs of both. */
-static void keep_client(struct run_results *r, void *arg)
-{
-	struct local *l = arg;
-
-	run_results_free(l->side[0]);
-	l->side[0] = r;
-}
-
 /* The server's model, at its end (it ends after the client). */
 static struct run_results *server_results(int fd)
 {
 	struct run_results *r;
 	char err[256];
 
-	r = results_recv(fd, SERVER_EXIT_MS, err, sizeof(err));
+	r = results_recv(fd, SERVER_EXIT_MS, RESULTS_MAX_LEN, err,
+			 sizeof(err));
 	if (!r && *err)
 		log_err("--local: the server's results: %s", err);
 	return r;
-}
-
-/* Fail on an unwritable output path before anything starts. */
-static int probe_outputs(const struct options *o)
-{
-	const char *paths[] = { o->json, o->all_samples, o->trace_records,
-				o->perfetto, o->report };
-	char err[256];
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(paths); i++)
-		if (paths[i] && out_check(paths[i], err, sizeof(err)))
-			return log_err("%s", err), -1;
-	return 0;
 }
 
 /* The client, with the files only the parent writes kept aside. */
@@ -229,11 +198,8 @@ static int run_client(struct local *l, struct options *o,
 	o->host = o->local_host ? local_server_host(o->local_host)
 		: xstrdup(o->ipv6 ? "::1" : "127.0.0.1");
 	options_print(o, wl->name);
-	l->json = o->json;
-	l->perfetto = o->perfetto;
-	l->report = o->report;
-	o->json = o->perfetto = o->report = NULL;
-	side_results_to(keep_client, l);
+	local_take_files(l, o);
+	side_results_to(local_keep_client, l);
 	csv = side_kv_for_csv(o);
 	rc = client_run(o, wl);
 	side_results_to(NULL, NULL);
@@ -244,42 +210,13 @@ static int run_client(struct local *l, struct options *o,
 	return rc;
 }
 
-/* What the parent writes of both once both are done: -1 if one failed. */
-static int write_both(struct local *l, const struct options *o, int ok)
-{
-	struct kv_list wf = { 0 };
-	struct waterfall *w = NULL;
-	int rc = 0;
-
-	if (ok && o->trace == 1)
-		w = local_waterfall(l, l->report != NULL, &wf);
-	local_print(l, o, w, &wf);
-	if (w && (l->perfetto || l->report) &&
-	    local_write_files(l, w, o))
-		rc = -1;
-	else if (!w && ok && (l->perfetto || l->report)) {
-		log_err("--report/--perfetto: no traced transaction to write "
-			"(trace_error says why)");
-		rc = -1;
-	}
-	if (ok && l->json && local_write_json(l, &wf))
-		rc = -1;
-	local_keep_for_script(l);
-	if (w) {
-		waterfall_free(w);
-		free(w);
-	}
-	kv_free(&wf);
-	return rc;
-}
-
 int local_run(struct options *o, const struct workload *wl)
 {
 	struct local l = { 0 };
 	struct tracer *both;
 	int pfd[2], port, rc, src;
 
-	if (probe_outputs(o))
+	if (local_probe_outputs(o))
 		return EXIT_RUNTIME;
 	if (pipe2(pfd, O_CLOEXEC)) {
 		log_err("--local: %s", strerror(errno));
@@ -315,7 +252,7 @@ int local_run(struct options *o, const struct workload *wl)
 	close(pfd[0]);
 	src = reap(l.pid);
 	server_pid = 0;
-	if (write_both(&l, o, !rc && !src))
+	if (local_write_both(&l, o, !rc && !src))
 		rc = EXIT_RUNTIME;
 	tracer_close(both);
 	local_free(&l);

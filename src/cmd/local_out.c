@@ -1,9 +1,11 @@
 /*
- * --local: what the parent makes of the two sides' models once both are
- * done (local.c runs them): the server's output after the client's,
- * one JSON document or CSV table of both, the joined waterfall,
- * --perfetto and --report of both, and the script's r.peer. Everything
- * here reads the two models; nothing is read back from text.
+ * What a run of two ends makes of their two models once both are done:
+ * --local's parent (local.c runs the ends), and a traced client whose
+ * server sent its model over the control connection (client.c). The
+ * server's output after the client's, one JSON document or CSV table
+ * of both, the joined waterfall, --perfetto and --report of both, and
+ * the script's r.peer. Everything here reads the two models; nothing
+ * is read back from text.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +15,7 @@
 #include "output/json_doc.h"
 #include "cmd/local_out.h"
 #include "core/outfile.h"
+#include "results/results_wire.h"
 #include "side/report.h"
 #include "script/script.h"
 #include "side/side_out.h"
@@ -127,6 +130,15 @@ int local_write_files(const struct local *l, const struct waterfall *w,
 	return rc;
 }
 
+/* One clock when both ends name the same one, two when they differ. */
+static int clocks_of(const struct run_results *a, const struct run_results *b)
+{
+	if (!*a->clock_id || !*b->clock_id)
+		return WATERFALL_CLOCKS_AUTO;
+	return strcmp(a->clock_id, b->clock_id) ? WATERFALL_CLOCKS_TWO :
+						   WATERFALL_CLOCKS_ONE;
+}
+
 struct waterfall *local_waterfall(const struct local *l, int keep,
 				  struct kv_list *kv)
 {
@@ -138,6 +150,7 @@ struct waterfall *local_waterfall(const struct local *l, int keep,
 	w = xcalloc(1, sizeof(*w));
 	w->n = 2;
 	w->keep = keep;
+	w->clocks = clocks_of(l->side[0], l->side[1]);
 	for (i = 0; i < 2; i++)
 		run_results_table(l->side[i], &w->t[i]);
 	if (w->t[0].n && !waterfall_join(w, 1) && w->joined)
@@ -237,4 +250,72 @@ void local_print(const struct local *l, const struct options *o,
 	if (joined)
 		waterfall_print(w, "netstage waterfall", "= latency", tables);
 	fflush(tables);
+}
+
+void local_take_files(struct local *l, struct options *o)
+{
+	l->json = o->json;
+	l->perfetto = o->perfetto;
+	l->report = o->report;
+	o->json = o->perfetto = o->report = NULL;
+}
+
+int local_probe_outputs(const struct options *o)
+{
+	const char *paths[] = { o->json, o->all_samples, o->trace_records,
+				o->perfetto, o->report };
+	char err[256];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(paths); i++)
+		if (paths[i] && out_check(paths[i], err, sizeof(err)))
+			return log_err("%s", err), -1;
+	return 0;
+}
+
+void local_keep_client(struct run_results *r, void *arg)
+{
+	struct local *l = arg;
+
+	run_results_free(l->side[0]);
+	l->side[0] = r;
+}
+
+int local_write_both(struct local *l, const struct options *o, int ok)
+{
+	struct kv_list wf = { 0 };
+	struct waterfall *w = NULL;
+	int rc = 0;
+
+	if (ok && o->trace == 1)
+		w = local_waterfall(l, l->report != NULL, &wf);
+	local_print(l, o, w, &wf);
+	if (w && (l->perfetto || l->report) &&
+	    local_write_files(l, w, o))
+		rc = -1;
+	else if (!w && ok && (l->perfetto || l->report)) {
+		log_err("--report/--perfetto: %s", l->side[1] ?
+			"no traced transaction to write (trace_error says why)" :
+			"no results of the server's to join");
+		rc = -1;
+	}
+	if (ok && l->json && local_write_json(l, &wf))
+		rc = -1;
+	local_keep_for_script(l);
+	if (w) {
+		waterfall_free(w);
+		free(w);
+	}
+	kv_free(&wf);
+	return rc;
+}
+
+void local_free(struct local *l)
+{
+	run_results_free(l->side[0]);
+	run_results_free(l->side[1]);
+	free(l->json);
+	free(l->perfetto);
+	free(l->report);
+	*l = (struct local){ 0 };
 }

@@ -19,6 +19,7 @@
 #include "net/raw.h"
 #include "side/report.h"
 #include "cmd/run.h"
+#include "results/clock_id.h"
 #include "script/script.h"
 #include "side/side.h"
 #include "sys/stop.h"
@@ -135,7 +136,7 @@ static void check_spinners(const struct options *o)
 
 static int run(struct options *o, const struct workload *wl)
 {
-	if (o->local)
+	if (o->local || client_joins_server(o))
 		snprintf(o->prefix, sizeof(o->prefix), "client.");
 	/*
 	 * --local prints each side's options once its ports are known,
@@ -163,6 +164,7 @@ static int run(struct options *o, const struct workload *wl)
 int main(int argc, char **argv)
 {
 	const struct workload *wl;
+	struct clock_skew skew;
 	struct options o;
 	char err[320];
 	int rc;
@@ -196,7 +198,8 @@ int main(int argc, char **argv)
 	    raw_spec(&o, err, sizeof(err)) ||
 	    auth_spec(&o, err, sizeof(err)) ||
 	    report_check_keys(&o, wl, err, sizeof(err)) ||
-	    net_check_congestion(&o, err, sizeof(err))) {
+	    net_check_congestion(&o, err, sizeof(err)) ||
+	    clock_skew_from_env(&skew, err, sizeof(err))) {
 		log_err("%s", err);
 		free_options(&o);
 		return EXIT_USAGE;

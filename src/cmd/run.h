@@ -10,6 +10,12 @@ int server_run(struct options *o, const struct workload *wl);
 int client_run(struct options *o, const struct workload *wl);
 int local_run(struct options *o, const struct workload *wl);
 /*
+ * Does this client take the server's results at the end and print both
+ * ends joined (traced with records, not --local, not --raw)? Its keys
+ * then carry "client." and "server." as --local's do.
+ */
+int client_joins_server(const struct options *o);
+/*
  * --local, from a signal handler about to _exit(): stop the server's
  * process and wait for it (a few seconds at most), so that what it
  * writes is done before the caller removes temporary files.

@@ -9,12 +9,14 @@
 #include <poll.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include "core/common.h"
 #include "control/control.h"
 #include "sys/fdlimit.h"
 #include "control/greeter.h"
+#include "results/results_wire.h"
 #include "net/net.h"
 #include "sys/privs.h"
 #include "cmd/run.h"
@@ -37,6 +39,8 @@ struct server {
 	int data_listen;
 	int data_port;
 	int ctl[1024];		/* one control connection per client */
+	/* HF_WANTS_RESULTS: that client joins the records (two hosts) */
+	unsigned char wants_results[1024];
 	int nclients;
 	int total_flows;
 	uint32_t hello_flags;
@@ -127,6 +131,7 @@ static int take_client(struct server *sv, int fd, const struct ctl_msg *m)
 	sv->o->test_length = m->f[H_LENGTH];
 	sv->total_flows += m->f[H_FLOWS];
 	sv->hello_flags |= m->f[H_FLAGS];
+	sv->wants_results[sv->nclients] = !!(m->f[H_FLAGS] & HF_WANTS_RESULTS);
 	sv->ctl[sv->nclients++] = fd;
 	log_info("client %d connected", sv->nclients);
 	return 0;
@@ -414,6 +419,33 @@ static int another_test(struct server *sv)
 	return more;
 }
 
+/*
+ * The model, with this server's options lines, to each client that
+ * asked: theirs to join with their own records. A client that stops
+ * reading does not hold the server past RESULTS_SEND_S.
+ */
+#define RESULTS_SEND_S 30
+
+static void share_results(const struct run_results *r, void *arg)
+{
+	struct server *sv = arg;
+	struct timeval t = { RESULTS_SEND_S, 0 };
+	struct run_results with = *r;
+	int i;
+
+	with.header = (struct kv_list){ 0 };
+	options_header(sv->o, sv->wl->name, &with.header);
+	for (i = 0; i < sv->nclients; i++) {
+		if (!sv->wants_results[i])
+			continue;
+		setsockopt(sv->ctl[i], SOL_SOCKET, SO_SNDTIMEO, &t, sizeof(t));
+		if (results_send(sv->ctl[i], &with))
+			log_err("client %d: its copy of the results: %s", i + 1,
+				strerror(errno));
+	}
+	kv_free(&with.header);
+}
+
 /* One test; 1 if a client asked for another. Results only at the last. */
 static int one_test(struct server *sv, int *rc)
 {
@@ -435,6 +467,10 @@ static int one_test(struct server *sv, int *rc)
 		log_err("%s: waiting for clients again", sv->err);
 		more = 1;
 	} else {
+		if (r == 0) {
+			sv->side.share = share_results;
+			sv->side.share_arg = sv;
+		}
 		*rc = side_conclude(&sv->side, r == SETUP_FAILED ? -1 : r,
 				    sv->err);
 	}

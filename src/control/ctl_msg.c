@@ -126,7 +126,8 @@ static int fields_valid(const struct ctl_msg *m)
 
 	switch (m->type) {
 	case CTL_HELLO:
-		return f[H_FLAGS] <= (HF_CLIENT_READS | HF_CLIENT_WRITES);
+		return f[H_FLAGS] <= (HF_CLIENT_READS | HF_CLIENT_WRITES |
+				     HF_WANTS_RESULTS);
 	case CTL_ACK:
 		return f[A_STATUS] <= 1 && f[A_DATA_PORT] <= 65535 &&
 		       (f[A_STATUS] || f[A_DATA_PORT] >= 1);

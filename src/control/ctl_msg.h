@@ -11,7 +11,9 @@
  * client AUTH] -> server ACK (status, data port, text)
  * -> client opens the data flows -> server READY -> client START ...
  * client STOP (its counts) -> server RESULT (its counts) -> client NEXT
- * (whether another test follows, for --iterations).
+ * (whether another test follows, for --iterations). A client whose HELLO
+ * has HF_WANTS_RESULTS then reads, after its last NEXT, the server's
+ * whole results model (results_wire.h's frame) on the same connection.
  */
 #ifndef NETSTAGE_CTL_MSG_H
 #define NETSTAGE_CTL_MSG_H
@@ -53,7 +55,12 @@ enum {
 	H_NFIELDS
 };
 
-enum { HF_CLIENT_READS = 1, HF_CLIENT_WRITES = 2 };
+/*
+ * HF_WANTS_RESULTS: the client joins the two ends' records (a run on
+ * two hosts), so the server sends its model at the end. A server that
+ * does not know the bit ignores it and closes: the client says so.
+ */
+enum { HF_CLIENT_READS = 1, HF_CLIENT_WRITES = 2, HF_WANTS_RESULTS = 4 };
 
 /* ACK fields, then a text explaining a non-zero status. */
 enum { A_STATUS, A_DATA_PORT, A_NFIELDS };

@@ -42,6 +42,23 @@ static void trace_keys(FILE *f, const struct waterfall *w,
 	fputc('}', f);
 }
 
+/* Two ends: how their clocks were put together (waterfall.h). */
+static void clock_meta(FILE *f, const struct waterfall *w)
+{
+	const struct clock_fit *c = &w->clock;
+
+	if (!w->has_clock) {
+		fputs(",\"clock\":null", f);
+		return;
+	}
+	fprintf(f, ",\"clock\":{\"aligned\":%d,\"offset_us\":%.3f,"
+		"\"drift_ppm\":%.3f,\"bound_us\":%.3f,"
+		"\"causal_bound_us\":%.3f,\"negative_legs\":%ld}",
+		w->aligned, ((double)c->base_ns + c->offset_ns) / 1e3,
+		c->drift_ppm, c->bound_ns / 1e3, c->causal_ns / 1e3,
+		c->negative);
+}
+
 static void meta(FILE *f, const struct waterfall *w,
 		 const struct html_meta *m)
 {
@@ -73,7 +90,9 @@ static void meta(FILE *f, const struct waterfall *w,
 		fputs(i ? "," : "", f);
 		json_string(f, w->t[i].name);
 	}
-	fputs("],\"options\":{\n", f);
+	fputc(']', f);
+	clock_meta(f, w);
+	fputs(",\"options\":{\n", f);
 	if (m->options)
 		kv_json_members(m->options, f, 0);
 	fputc('}', f);

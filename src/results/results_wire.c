@@ -242,6 +242,7 @@ static void put_payload(struct wbuf *b, const struct run_results *r)
 	wput_u8(b, (uint8_t)r->has_lat);
 	wput_hist(b, &r->lat);
 	wput_u64(b, r->t_start);
+	wput_str(b, r->clock_id);
 	put_intervals(b, r);
 	put_trace(b, r);
 	wput_u64(b, (uint64_t)r->pc.n);
@@ -270,6 +271,7 @@ static void get_payload(struct rbuf *b, struct run_results *r)
 	r->has_lat = wget_u8(b);
 	wget_hist(b, &r->lat);
 	r->t_start = wget_u64(b);
+	wget_strn(b, r->clock_id, sizeof(r->clock_id));
 	get_intervals(b, r);
 	get_trace(b, r);
 	r->pc.n = (int)wget_count(b, MAX_PERCENTILES);
@@ -381,8 +383,21 @@ static int read_full(int fd, unsigned char *p, size_t n, uint64_t deadline)
 	return 0;
 }
 
-struct run_results *results_recv(int fd, int timeout_ms, char *err,
-				 size_t len)
+/*
+ * Everything but the records is bounded by the stage list and the run
+ * (histograms, keys, a day of intervals): 64 MiB is far past it. A
+ * record on the wire is under 512 bytes; the slowest are kept beside
+ * the sample, so twice the count.
+ */
+uint64_t results_frame_cap(long records)
+{
+	uint64_t cap = (64ULL << 20) + 2 * 512ULL * (uint64_t)records;
+
+	return cap < RESULTS_MAX_LEN ? cap : RESULTS_MAX_LEN;
+}
+
+struct run_results *results_recv(int fd, int timeout_ms, uint64_t max_len,
+				 char *err, size_t len)
 {
 	uint64_t deadline = now_ns() + (uint64_t)timeout_ms * 1000000;
 	unsigned char hdr[RESULTS_HDR_LEN], *p;
@@ -398,9 +413,11 @@ struct run_results *results_recv(int fd, int timeout_ms, char *err,
 	}
 	b.off = 8;
 	plen = wget_u64(&b);
-	if (plen > RESULTS_MAX_LEN) {
-		snprintf(err, len, "a results frame of %llu bytes",
-			 (unsigned long long)plen);
+	if (plen > RESULTS_MAX_LEN || plen > max_len) {
+		snprintf(err, len, "a results frame of %llu bytes, more than "
+			 "the %llu taken", (unsigned long long)plen,
+			 (unsigned long long)(max_len < RESULTS_MAX_LEN ?
+					      max_len : RESULTS_MAX_LEN));
 		return NULL;
 	}
 	p = xcalloc(1, sizeof(hdr) + plen);

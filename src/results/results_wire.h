@@ -14,12 +14,13 @@
 #define NETSTAGE_RESULTS_WIRE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "results/run_results.h"
 #include "results/wire.h"
 
 #define RESULTS_MAGIC 0x4e535252u	/* "NSRR" */
-#define RESULTS_VERSION 1
+#define RESULTS_VERSION 2
 #define RESULTS_HDR_LEN 16
 /* A frame larger is refused (10 million records fit). */
 #define RESULTS_MAX_LEN (4ULL << 30)
@@ -36,10 +37,17 @@ struct run_results *results_decode(const void *p, size_t n, char *err,
 /* r's frame written whole to fd: 0, or -1 with errno. */
 int results_send(int fd, const struct run_results *r);
 /*
- * One frame read from fd within timeout_ms: the model, or NULL with
- * the reason in err ("" when fd ended before any byte: nothing sent).
+ * The largest frame of a model with at most `records` kept records:
+ * what a reader that does not trust its peer takes at most.
  */
-struct run_results *results_recv(int fd, int timeout_ms, char *err,
-				 size_t len);
+uint64_t results_frame_cap(long records);
+/*
+ * One frame of at most max_len bytes read from fd within timeout_ms:
+ * the model, or NULL with the reason in err ("" when fd ended before
+ * any byte: nothing sent). A longer frame is refused before any of it
+ * is allocated.
+ */
+struct run_results *results_recv(int fd, int timeout_ms, uint64_t max_len,
+				 char *err, size_t len);
 
 #endif

@@ -15,6 +15,7 @@
 #include "stats/hist.h"
 #include "stats/interval.h"
 #include "core/kv.h"
+#include "results/clock_id.h"
 #include "config/options.h"
 #include "results/sample.h"
 #include "trace/cost.h"
@@ -47,6 +48,8 @@ struct run_results {
 	int has_lat;			/* an rr client: lat is its latency */
 	struct hist lat;
 	uint64_t t_start;		/* the test's start, CLOCK_MONOTONIC */
+	/* whose clock its stamps are on (clock_id.h); "": not known */
+	char clock_id[CLOCK_ID_LEN];
 	struct interval_sum *iv;	/* per interval, niv of them */
 	long niv;
 	int iv_lat;			/* the intervals have latency */

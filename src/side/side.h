@@ -15,6 +15,8 @@
 #include "engine/worker.h"
 #include "config/workload.h"
 
+struct run_results;
+
 struct side {
 	struct options *o;
 	const struct workload *wl;
@@ -32,6 +34,12 @@ struct side {
 	struct out_file report;
 	char trace_off[256];	/* --trace asked, and why it is off */
 	struct kv_list extra;	/* keys the caller adds after the results */
+	/*
+	 * Given the side's results model as soon as it is built, before
+	 * any output (a server sends it to the clients that asked).
+	 */
+	void (*share)(const struct run_results *r, void *arg);
+	void *share_arg;
 };
 
 /* --script socket hooks for a socket of worker `worker` (-1: all). */

@@ -75,6 +75,18 @@ static void copy_intervals(const struct side *s, struct run_results *r)
 		memcpy(r->iv, s->rs.iv.sums, r->niv * sizeof(*r->iv));
 }
 
+/* NETSTAGE_TEST_CLOCK_SKEW: this side's clock made another's. */
+static void skew_for_test(struct run_results *r)
+{
+	struct clock_skew k;
+	char err[160];
+
+	/* main() refused a bad value before the run. */
+	if (!clock_skew_from_env(&k, err, sizeof(err)))
+		clock_skew_apply(&k, r->t_start, &r->recs, r->clock_id,
+				 sizeof(r->clock_id));
+}
+
 /*
  * What the side measured, as plain data for every output after the
  * test (on the heap: its histograms make it 600 KB); the workers' kept
@@ -102,6 +114,7 @@ static struct run_results *side_run_results(struct side *s,
 	r->has_lat = s->wl->is_rr && r->is_client;
 	r->lat = s->res.lat;
 	r->t_start = s->res.t_start;
+	clock_id_read(r->clock_id, sizeof(r->clock_id));
 	copy_intervals(s, r);
 	r->iv_lat = s->rs.iv.is_rr && r->is_client;
 	r->trace_asked = s->o->trace != 0;
@@ -129,6 +142,7 @@ static struct run_results *side_run_results(struct side *s,
 		tw->nrecs = 0;
 	}
 	rs->nworkers = i;
+	skew_for_test(r);
 	return r;
 }
 
@@ -268,6 +282,8 @@ int side_finish(struct side *s)
 	for (size_t i = 0; i < s->extra.n; i++)
 		kv_str(&results, s->extra.v[i].key, s->extra.v[i].text);
 	r = side_run_results(s, &results);
+	if (s->share)
+		s->share(r, s->share_arg);
 	if (!hand_to)
 		side_print_results(r, s->o, s->o->prefix, stdout);
 	say_run(s, r);

@@ -65,6 +65,18 @@ static const struct join_rec *numbered(const struct join_table *t,
 	return *count ? &t->r[a] : NULL;
 }
 
+const struct join_rec *join_numbered(const struct join_table *s,
+				     const struct join_rec *c)
+{
+	const struct join_rec *r;
+	int count;
+
+	r = numbered(s, c->port, c->seq, &count);
+	if (count != 1 || !r->b[NS_B_NETIF_RX] || !r->b[NS_B_DEV_XMIT])
+		return NULL;
+	return r;
+}
+
 /*
  * Hop 1 by the client's connection and number: JOIN_OK, or what is
  * wrong. A server record with no DEV_XMIT (a response held back) is not

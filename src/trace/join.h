@@ -54,6 +54,13 @@ void join_sort(struct join_table *t);
 
 /* Is hop 1 joined by the client's connection and sequence number? */
 int join_by_seq(const struct join_table *t, int n);
+/*
+ * After join_prepare(), joined by seq: the server's record in s of
+ * client record c's connection and number, stamped at its arrival and
+ * its hand-off, whatever its clock says; NULL if not exactly one.
+ */
+const struct join_rec *join_numbered(const struct join_table *s,
+				     const struct join_rec *c);
 
 /* Sort every hop's records for join_one() (hop 1 by seq where it joins so). */
 void join_prepare(struct join_table *t, int n);

@@ -1,3 +1,4 @@
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,29 +80,77 @@ static void keep(struct waterfall *w, const struct join_rec **chain)
 }
 
 /* The client's and the server's kernel stamps of one exchange. */
-static int exchange_of(const struct join_rec **chain, struct clock_exchange *x)
+static int exchange_of(const struct join_rec *c, const struct join_rec *r,
+		       struct clock_exchange *x)
 {
-	x->c_tx = chain[0]->b[NS_B_DEV_XMIT];
-	x->c_rx = chain[0]->b[NS_B_NETIF_RX];
-	x->s_rx = chain[1]->b[NS_B_NETIF_RX];
-	x->s_tx = chain[1]->b[NS_B_DEV_XMIT];
+	x->c_tx = c->b[NS_B_DEV_XMIT];
+	x->c_rx = c->b[NS_B_NETIF_RX];
+	x->s_rx = r->b[NS_B_NETIF_RX];
+	x->s_tx = r->b[NS_B_DEV_XMIT];
 	return x->c_tx && x->c_rx && x->s_rx && x->s_tx;
 }
 
-/* Two ends: the clocks fitted from every joined exchange of the sample. */
-static void fit_clocks(struct waterfall *w, const struct clock_exchange *x,
-		       long n)
+/*
+ * A client and a server: their clocks fitted from every exchange of the
+ * sample. Paired by number (tcp_rr), before any time is compared: the
+ * server's clock may be anywhere. Paired by time (udp_rr, tcp_crr),
+ * only as the join pairs them, on one clock: `chained` holds those.
+ */
+static void fit_clocks(struct waterfall *w, struct clock_exchange *chained,
+		       long nchained)
 {
-	w->has_clock = !clock_fit(x, n, &w->clock);
+	struct clock_exchange *ex = chained;
+	const struct join_rec *r;
+	long i, n = nchained;
+
+	if (join_by_seq(w->t, w->n)) {
+		ex = xcalloc(w->t[0].n ? w->t[0].n : 1, sizeof(*ex));
+		for (i = n = 0; i < w->t[0].n; i++) {
+			const struct join_rec *c = &w->t[0].r[i];
+
+			if (!c->slowest && (r = join_numbered(&w->t[1], c)))
+				n += exchange_of(c, r, &ex[n]);
+		}
+	}
+	w->has_clock = !clock_fit(ex, n, &w->clock);
+	if (ex != chained)
+		free(ex);
+}
+
+/*
+ * WATERFALL_CLOCKS_AUTO: two clocks when one cannot explain the stamps,
+ * the fitted difference farther from 0 than causality allows.
+ */
+static int two_clocks(const struct waterfall *w)
+{
+	double off = (double)w->clock.base_ns + w->clock.offset_ns;
+
+	if (w->clocks != WATERFALL_CLOCKS_AUTO)
+		return w->clocks == WATERFALL_CLOCKS_TWO;
+	return fabs(off) > w->clock.causal_ns;
+}
+
+/* The server's stamps moved onto the client's clock by the fit. */
+static void align_server(struct waterfall *w)
+{
+	struct join_table *t = &w->t[1];
+	long i;
+	int b;
+
+	for (i = 0; i < t->n; i++)
+		for (b = 0; b < NS_B_COUNT; b++)
+			if (t->r[i].b[b])
+				t->r[i].b[b] = clock_to_client(&w->clock,
+							       t->r[i].b[b]);
+	w->aligned = 1;
 }
 
 int waterfall_join(struct waterfall *w, int nested)
 {
-	struct clock_exchange *ex;
-	long nex = 0;
 	const struct join_rec *chain[JOIN_MAX_HOPS];
-	long i;
-	int k, rc, hop;
+	struct clock_exchange *ex = NULL;
+	long i, nex = 0;
+	int k, rc, hop, by_seq;
 
 	if ((nested ? join_plan_nested : join_plan)(w->t, w->n, &w->plan))
 		return -1;
@@ -110,9 +159,14 @@ int waterfall_join(struct waterfall *w, int nested)
 		hist_reset(&w->row[k]);
 	hist_reset(&w->total);
 	join_prepare(w->t, w->n);
-	/* Two ends only: a third hop's clock is the second's. */
-	ex = w->n == 2 ? xcalloc(w->t[0].n ? w->t[0].n : 1, sizeof(*ex))
-		       : NULL;
+	by_seq = join_by_seq(w->t, w->n);
+	if (by_seq) {
+		fit_clocks(w, NULL, 0);
+		if (w->has_clock && two_clocks(w))
+			align_server(w);
+	} else if (w->n == 2) {
+		ex = xcalloc(w->t[0].n ? w->t[0].n : 1, sizeof(*ex));
+	}
 	if (w->records)
 		records_header(w);
 	for (i = 0; i < w->t[0].n; i++) {
@@ -140,8 +194,8 @@ int waterfall_join(struct waterfall *w, int nested)
 			record_row(w, chain);
 		if (w->keep)
 			keep(w, chain);
-		if (ex && exchange_of(chain, &ex[nex]))
-			nex++;
+		if (ex)
+			nex += exchange_of(chain[0], chain[1], &ex[nex]);
 	}
 	if (ex)
 		fit_clocks(w, ex, nex);
@@ -178,12 +232,13 @@ static void stats_kv(const struct hist *h, const char *prefix,
 }
 
 /* The server's clock against the client's (trace/clock.h), in us. */
-static void clock_kv(const struct clock_fit *f, const char *key_prefix,
-		     struct kv_list *out)
+static void clock_kv(const struct clock_fit *f, int aligned,
+		     const char *key_prefix, struct kv_list *out)
 {
 	char key[128];
 
 #define KEY(name) (snprintf(key, sizeof(key), "%s%s", key_prefix, name), key)
+	kv_int(out, KEY("clock_aligned"), aligned);
 	kv_num(out, KEY("clock_offset_us"),
 	       ((double)f->base_ns + f->offset_ns) / 1e3, 3);
 	kv_num(out, KEY("clock_drift_ppm"), f->drift_ppm, 3);
@@ -216,7 +271,7 @@ void waterfall_kv(const struct waterfall *w, const char *key_prefix,
 		stats_kv(&w->row[i], key_prefix, w->plan.row[i].name, out);
 	stats_kv(&w->total, key_prefix, "latency", out);
 	if (w->has_clock)
-		clock_kv(&w->clock, key_prefix, out);
+		clock_kv(&w->clock, w->aligned, key_prefix, out);
 }
 
 static void print_row(FILE *f, int depth, const char *name,
@@ -229,16 +284,38 @@ static void print_row(FILE *f, int depth, const char *name,
 		total > 0 ? 100 * hist_mean(h) / total : 0);
 }
 
+/* The clocks' line: what the fit found, and what its bounds assume. */
+static void print_clocks(const struct waterfall *w, FILE *f)
+{
+	const struct clock_fit *c = &w->clock;
+	double off = ((double)c->base_ns + c->offset_ns) / 1e3;
+
+	if (w->aligned)
+		fprintf(f, "  clocks: the server's aligned, %+.3f us and %+.3f "
+			"ppm from the client's, within %.3f us if the wire "
+			"legs' minima are equal, %.3f us from causality alone; "
+			"%ld legs below zero\n", off, c->drift_ppm,
+			c->bound_ns / 1e3, c->causal_ns / 1e3, c->negative);
+	else
+		fprintf(f, "  clocks: one; the fit from the stamps, a check: "
+			"%+.3f us (%.3f us if the wire legs' minima are equal, "
+			"%.3f us from causality), %ld legs below zero\n", off,
+			c->bound_ns / 1e3, c->causal_ns / 1e3, c->negative);
+}
+
 void waterfall_print(const struct waterfall *w, const char *title,
 		     const char *total_name, FILE *f)
 {
 	double total = hist_mean(&w->total);
 	int i, k;
 
-	fprintf(f, "%s: %llu of %llu client transactions joined on one "
+	fprintf(f, "%s: %llu of %llu client transactions joined on %s "
 		"clock (us)%s\n", title, (unsigned long long)w->joined,
 		(unsigned long long)(w->t[0].n - w->apart),
+		w->aligned ? "the client's" : "one",
 		w->apart ? ", the uniform sample of the kept" : "");
+	if (w->has_clock)
+		print_clocks(w, f);
 	fprintf(f, "  %-28s %9s %9s %9s %9s %7s\n", "stretch", "mean", "p50",
 		"p90", "p99", "share");
 	for (i = 0; i < w->plan.nrows; i++)

@@ -49,6 +49,14 @@ struct waterfall {
 	 */
 	int has_clock;
 	struct clock_fit clock;
+	/*
+	 * Set by the caller: are the two ends' stamps on one clock? TWO:
+	 * the server's are moved onto the client's by the fit before the
+	 * join (aligned then 1); AUTO: when one clock cannot explain them.
+	 */
+	enum { WATERFALL_CLOCKS_AUTO, WATERFALL_CLOCKS_ONE,
+	       WATERFALL_CLOCKS_TWO } clocks;
+	int aligned;
 };
 
 #define WATERFALL_KEPT_HEAD 6

@@ -33,7 +33,9 @@ if sys.argv[2].isdigit():
 else:
     err = open(sys.argv[2]).read()
     names = []
-    for l in err[err.index("netstage waterfall:"):].splitlines()[2:]:
+    table = err[err.index("netstage waterfall:"):].splitlines()
+    head = next(i for i, l in enumerate(table) if "stretch" in l)
+    for l in table[head + 1:]:
         row = re.match(r"^ +(\S.*?) +-?\d+\.\d+ ", l)
         if not row or row.group(1).startswith("="):
             break

@@ -120,8 +120,12 @@ t_privileges_of_a_server_that_loads_per_test() {
 	expect_rights "$srv" 0 $CAP_BPF_PERFMON
 	wait "$cpid"
 	stop_server
-	expect_eq "$(key cli.out iterations_run)" 2 "tests"
-	expect_eq "$(key cli.out trace_status)" records "client trace, test 2"
+	# Traced, the client prints both ends (the server's model came).
+	expect_eq "$(key cli.out client.iterations_run)" 2 "tests"
+	expect_eq "$(key cli.out client.trace_status)" records \
+		"client trace, test 2"
+	expect_eq "$(key cli.out server.trace_status)" records \
+		"server's model, test 2"
 	expect_eq "$(key "$SRV_OUT" trace_status)" records \
 		"server trace, test 2"
 	expect_gt "$(key "$SRV_OUT" trace_transactions)" 0 \

@@ -63,7 +63,10 @@ tol, rx_tol, tol90 = (float(a) for a in sys.argv[1:4])
 stages = sys.argv[4].split()
 mode, side, out = sys.argv[5] or "tcp_rr", sys.argv[6], sys.argv[7]
 def keys(path):
-    return dict(l.rstrip("\n").split("=", 1) for l in open(path) if "=" in l)
+    kv = dict(l.rstrip("\n").split("=", 1) for l in open(path) if "=" in l)
+    # A traced client prints both ends, its own keys as "client.".
+    return {k[7:] if k.startswith("client.") else k: v
+            for k, v in kv.items()}
 ref, ns = keys("ref.out"), keys(out)
 bad = []
 def within(stage, q, a, lo, hi, t):

@@ -70,6 +70,7 @@ static struct run_results *sample_model(void)
 	hist_add(&r->lat, 17);
 	hist_add(&r->lat, 1000000);
 	r->t_start = 987654321;
+	snprintf(r->clock_id, sizeof(r->clock_id), "0b7c4e2a-boot+skew");
 	r->niv = 2;
 	r->iv = xcalloc(2, sizeof(*r->iv));
 	r->iv[1] = (struct interval_sum){ 2.0, 34, 35, 36.5, 37.5, 38.5,
@@ -174,6 +175,7 @@ static void assert_same(const struct run_results *a,
 	assert_string_equal(a->error, b->error);
 	assert_memory_equal(&a->lat, &b->lat, sizeof(a->lat));
 	assert_true(a->t_start == b->t_start);
+	assert_string_equal(a->clock_id, b->clock_id);
 	assert_int_equal(a->niv, b->niv);
 	assert_memory_equal(a->iv, b->iv, a->niv * sizeof(*a->iv));
 	assert_int_equal(a->iv_lat, b->iv_lat);
@@ -225,15 +227,75 @@ static void t_a_pipe_carries_it(void **state)
 	assert_int_equal(pipe(fd), 0);
 	assert_int_equal(results_send(fd[1], a), 0);
 	close(fd[1]);
-	b = results_recv(fd[0], 1000, err, sizeof(err));
+	b = results_recv(fd[0], 1000, RESULTS_MAX_LEN, err, sizeof(err));
 	assert_non_null(b);
 	assert_same(a, b);
 	run_results_free(b);
 	/* The writer is gone and nothing more came: no model, no error. */
-	b = results_recv(fd[0], 1000, err, sizeof(err));
+	b = results_recv(fd[0], 1000, RESULTS_MAX_LEN, err, sizeof(err));
 	assert_null(b);
 	assert_string_equal(err, "");
 	close(fd[0]);
+	run_results_free(a);
+}
+
+/*
+ * A reader that does not trust its peer takes a frame up to its cap,
+ * and refuses a longer one from its header, before allocating it.
+ */
+static void t_a_frame_past_the_cap_is_refused(void **state)
+{
+	struct run_results *a = sample_model(), *b;
+	struct wbuf w = encoded(a);
+	uint64_t payload = w.n - RESULTS_HDR_LEN;
+	char err[128];
+	int fd[2];
+
+	assert_int_equal(pipe(fd), 0);
+	assert_int_equal(results_send(fd[1], a), 0);
+	b = results_recv(fd[0], 1000, payload - 1, err, sizeof(err));
+	assert_null(b);
+	assert_non_null(strstr(err, "more than the"));
+	assert_int_equal(results_send(fd[1], a), 0);
+	close(fd[1]);
+	/* The refused frame's payload is still in the pipe: skip it. */
+	{
+		char skip[4096];
+		uint64_t left = payload;
+
+		while (left) {
+			ssize_t k = read(fd[0], skip, left < sizeof(skip) ?
+					 left : sizeof(skip));
+			assert_true(k > 0);
+			left -= (uint64_t)k;
+		}
+	}
+	b = results_recv(fd[0], 1000, payload, err, sizeof(err));
+	assert_non_null(b);
+	assert_same(a, b);
+	run_results_free(b);
+	close(fd[0]);
+	run_results_free(a);
+	wbuf_free(&w);
+}
+
+/* The cap counts 512 bytes a record: one record's frame is less. */
+static void t_a_record_fits_the_cap(void **state)
+{
+	struct run_results *a = sample_model();
+	struct wbuf w0, w1;
+	long n = a->recs.n[1];
+
+	assert_true(n > 0);
+	w1 = encoded(a);
+	a->recs.n[1] = 0;
+	w0 = encoded(a);
+	a->recs.n[1] = n;
+	assert_true((w1.n - w0.n) / n < 512);
+	assert_true(results_frame_cap(n) >= w1.n);
+	assert_int_equal(results_frame_cap(100000000), RESULTS_MAX_LEN);
+	wbuf_free(&w0);
+	wbuf_free(&w1);
 	run_results_free(a);
 }
 
@@ -267,8 +329,8 @@ static void t_foreign_frames_say_why(void **state)
 	w.p[0] ^= 0xff;
 	w.p[7] = RESULTS_VERSION + 1;
 	assert_null(results_decode(w.p, w.n, err, sizeof(err)));
-	assert_string_equal(err, "results of format version 2, this "
-				 "netstage reads 1");
+	assert_string_equal(err, "results of format version 3, this "
+				 "netstage reads 2");
 	w.p[7] = RESULTS_VERSION;
 	/* Another build's stage list: the boundary count differs. */
 	w.p[RESULTS_HDR_LEN + 3] ^= 1;
@@ -305,6 +367,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t_every_field_round_trips),
 		cmocka_unit_test(t_a_pipe_carries_it),
+		cmocka_unit_test(t_a_frame_past_the_cap_is_refused),
+		cmocka_unit_test(t_a_record_fits_the_cap),
 		cmocka_unit_test(t_every_truncation_is_refused),
 		cmocka_unit_test(t_foreign_frames_say_why),
 		cmocka_unit_test(t_a_lying_count_is_refused),

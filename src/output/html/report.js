@@ -97,7 +97,9 @@ window.addEventListener("error", function (e) {
 			": where the time of a request goes"));
 		app.appendChild(el("p", { class: "lead" }, D.meta.joined +
 			" transactions (" + m.sides.join(" and ") +
-			" records joined on one clock) · latency mean " +
+			" records joined on " + (m.clock && m.clock.aligned ?
+			"the client's clock, the server's aligned" :
+			"one clock") + ") · latency mean " +
 			us(t.mean) + ", p50 " + us(t.p50) + ", p99 " +
 			us(t.p99) + untimedNote() + " · " + m.date));
 	}
@@ -374,7 +376,14 @@ window.addEventListener("error", function (e) {
 		[["workload", m.workload], ["netstage", m.version],
 		 ["kernel", m.kernel], ["CPUs", m.cpus], ["date", m.date],
 		 ["trace hooks", m.hooks], ["records", m.records + " kept, " +
-			m.joined + " joined"]].forEach(function (kv) {
+			m.joined + " joined"]].concat(m.clock ? [["clocks",
+			(m.clock.aligned ? "two: the server's aligned, " :
+			 "one; the fit, a check: ") + m.clock.offset_us +
+			" us, " + m.clock.drift_ppm + " ppm; bound " +
+			m.clock.bound_us + " us if the wire legs' minima are " +
+			"equal, " + m.clock.causal_bound_us + " us from " +
+			"causality; " + m.clock.negative_legs +
+			" legs below zero"]] : []).forEach(function (kv) {
 			var tr = el("tr");
 			tr.appendChild(el("th", { class: "name" }, kv[0]));
 			tr.appendChild(el("td", { class: "kv" }, String(kv[1])));
