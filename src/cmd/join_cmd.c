@@ -54,13 +54,31 @@ struct join_run {
 };
 
 #define JOIN_USAGE "usage: netstage join CLIENT.csv [NAME=]HOP.csv ... " \
-	"[--records OUT.csv] (--trace-records files, client first, the " \
-	"answering server last; docs/real-servers.md)"
+	"[--records OUT.csv] [--clocks auto|one|two] (--trace-records " \
+	"files, client first, the answering server last; " \
+	"docs/real-servers.md; --clocks: docs/stages.md, Two hosts)"
 
 static int usage(void)
 {
 	log_err(JOIN_USAGE);
 	return EXIT_USAGE;
+}
+
+/*
+ * --clocks: are a client's and a server's files on one clock (one
+ * host), two (the server's aligned by the fit), or, auto, two when one
+ * cannot explain their stamps? Files do not name their clock.
+ */
+static int clocks_arg(struct waterfall *w, const char *v)
+{
+	static const char *const name[] = { "auto", "one", "two" };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(name); i++)
+		if (!strcmp(v, name[i]))
+			return w->clocks = i, 0;
+	log_err("join: --clocks %s: not auto, one or two", v);
+	return -1;
 }
 
 /* Files in path order; 0, or an exit status with one line said. */
@@ -75,7 +93,13 @@ static int parse_args(struct join_run *j, int argc, char **argv,
 			puts(JOIN_USAGE);
 			return -1;
 		}
-		if (!strncmp(argv[i], "--records=", 10))
+		if (!strncmp(argv[i], "--clocks=", 9)) {
+			if (clocks_arg(&j->w, argv[i] + 9))
+				return EXIT_USAGE;
+		} else if (!strcmp(argv[i], "--clocks") && i + 1 < argc) {
+			if (clocks_arg(&j->w, argv[++i]))
+				return EXIT_USAGE;
+		} else if (!strncmp(argv[i], "--records=", 10))
 			*records = argv[i] + 10;
 		else if (!strcmp(argv[i], "--records") && i + 1 < argc)
 			*records = argv[++i];

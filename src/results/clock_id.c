@@ -50,15 +50,13 @@ bad:
 	return -1;
 }
 
-static uint64_t skewed(const struct clock_skew *s, uint64_t t0, uint64_t t)
+static uint64_t skewed(const struct clock_skew *s, uint64_t t)
 {
-	double since = (double)(int64_t)(t - t0);
-
-	return t + (uint64_t)(s->offset_ns + llround(since * s->ppm * 1e-6));
+	return t + (uint64_t)(s->offset_ns + llround((double)t * s->ppm * 1e-6));
 }
 
-void clock_skew_apply(const struct clock_skew *s, uint64_t t0,
-		      struct rec_set *set, char *id, size_t len)
+void clock_skew_apply(const struct clock_skew *s, struct rec_set *set,
+		      char *id, size_t len)
 {
 	size_t n = strlen(id);
 	int i, b;
@@ -72,11 +70,11 @@ void clock_skew_apply(const struct clock_skew *s, uint64_t t0,
 
 			for (b = 0; b < NS_B_COUNT; b++)
 				if (x->b[b])
-					x->b[b] = skewed(s, t0, x->b[b]);
+					x->b[b] = skewed(s, x->b[b]);
 			if (x->sw_tx)
-				x->sw_tx = skewed(s, t0, x->sw_tx);
+				x->sw_tx = skewed(s, x->sw_tx);
 			if (x->sw_rx)
-				x->sw_rx = skewed(s, t0, x->sw_rx);
+				x->sw_rx = skewed(s, x->sw_rx);
 		}
 	snprintf(id + n, len - n, "+skew");
 }

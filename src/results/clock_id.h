@@ -6,10 +6,11 @@
  * server's clock to the client's from the traffic (trace/clock.h).
  *
  * NETSTAGE_TEST_CLOCK_SKEW=OFFSET_NS,PPM (for tests only) makes a
- * side's clock wrong on purpose: every stamp of its kept records,
- * kernel and user alike, moved by OFFSET_NS at the test's start and
- * by PPM millionths of the time since, and its id made its own, so
- * that one host can show what two hosts' clocks do.
+ * side's clock wrong on purpose: every stamp t of its kept records,
+ * kernel and user alike, becomes t + OFFSET_NS + t * PPM / 10^6 (a
+ * clock that gained PPM since boot), and its id is made its own, so
+ * that one host shows what two hosts' clocks do and a test can undo
+ * it exactly.
  */
 #ifndef NETSTAGE_CLOCK_ID_H
 #define NETSTAGE_CLOCK_ID_H
@@ -34,8 +35,8 @@ void clock_id_read(char *id, size_t len);
  * 0, or -1 with a one-line reason in err.
  */
 int clock_skew_from_env(struct clock_skew *s, char *err, size_t len);
-/* s applied to every stamp of set, from t0 (the test's start), and id. */
-void clock_skew_apply(const struct clock_skew *s, uint64_t t0,
-		      struct rec_set *set, char *id, size_t len);
+/* s applied to every stamp of set, and to id. */
+void clock_skew_apply(const struct clock_skew *s, struct rec_set *set,
+		      char *id, size_t len);
 
 #endif

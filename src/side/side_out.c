@@ -83,7 +83,7 @@ static void skew_for_test(struct run_results *r)
 
 	/* main() refused a bad value before the run. */
 	if (!clock_skew_from_env(&k, err, sizeof(err)))
-		clock_skew_apply(&k, r->t_start, &r->recs, r->clock_id,
+		clock_skew_apply(&k, &r->recs, r->clock_id,
 				 sizeof(r->clock_id));
 }
 
