@@ -153,6 +153,13 @@ struct waterfall *local_waterfall(const struct local *l, int keep,
 	w->clocks = clocks_of(l->side[0], l->side[1]);
 	for (i = 0; i < 2; i++)
 		run_results_table(l->side[i], &w->t[i]);
+	if (w->clocks == WATERFALL_CLOCKS_TWO && !join_by_seq(w->t, 2)) {
+		/* Paired by time: across two clocks nothing pairs. */
+		log_err("the two ends run on two hosts' clocks: %s records "
+			"join by time, which needs one clock; no waterfall",
+			l->side[0]->workload);
+		return w;
+	}
 	if (w->t[0].n && !waterfall_join(w, 1) && w->joined)
 		waterfall_kv(w, "", kv);
 	return w;
