@@ -355,10 +355,14 @@ static void confidence_kv(struct client *c, const double *tput, int n,
 static void take_peer(struct client *c)
 {
 	uint64_t cap = results_frame_cap(c->o->trace_max_records);
+	uint64_t t = now_ns(), bytes = 0;
 	char err[256];
 
-	c->peer = results_recv(c->ctl, PEER_TIMEOUT_MS, cap, err,
+	c->peer = results_recv(c->ctl, PEER_TIMEOUT_MS, cap, &bytes, err,
 			       sizeof(err));
+	/* What shipping the server's results cost: its frame, its wait. */
+	kv_uint(&c->side.extra, "peer_results_bytes", bytes);
+	kv_num(&c->side.extra, "peer_results_ms", (now_ns() - t) / 1e6, 3);
 	if (!c->peer)
 		log_err("the server's results, for the waterfall of both "
 			"ends: %s", *err ? err : "it closed the control "

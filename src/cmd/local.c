@@ -179,7 +179,7 @@ static struct run_results *server_results(int fd)
 	struct run_results *r;
 	char err[256];
 
-	r = results_recv(fd, SERVER_EXIT_MS, RESULTS_MAX_LEN, err,
+	r = results_recv(fd, SERVER_EXIT_MS, RESULTS_MAX_LEN, NULL, err,
 			 sizeof(err));
 	if (!r && *err)
 		log_err("--local: the server's results: %s", err);

@@ -397,7 +397,7 @@ uint64_t results_frame_cap(long records)
 }
 
 struct run_results *results_recv(int fd, int timeout_ms, uint64_t max_len,
-				 char *err, size_t len)
+				 uint64_t *bytes, char *err, size_t len)
 {
 	uint64_t deadline = now_ns() + (uint64_t)timeout_ms * 1000000;
 	unsigned char hdr[RESULTS_HDR_LEN], *p;
@@ -431,5 +431,7 @@ struct run_results *results_recv(int fd, int timeout_ms, uint64_t max_len,
 	}
 	r = results_decode(p, sizeof(hdr) + plen, err, len);
 	free(p);
+	if (bytes)
+		*bytes = sizeof(hdr) + plen;
 	return r;
 }

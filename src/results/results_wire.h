@@ -45,9 +45,9 @@ uint64_t results_frame_cap(long records);
  * One frame of at most max_len bytes read from fd within timeout_ms:
  * the model, or NULL with the reason in err ("" when fd ended before
  * any byte: nothing sent). A longer frame is refused before any of it
- * is allocated.
+ * is allocated. *bytes (if not NULL): the frame's length.
  */
 struct run_results *results_recv(int fd, int timeout_ms, uint64_t max_len,
-				 char *err, size_t len);
+				 uint64_t *bytes, char *err, size_t len);
 
 #endif

@@ -227,12 +227,12 @@ static void t_a_pipe_carries_it(void **state)
 	assert_int_equal(pipe(fd), 0);
 	assert_int_equal(results_send(fd[1], a), 0);
 	close(fd[1]);
-	b = results_recv(fd[0], 1000, RESULTS_MAX_LEN, err, sizeof(err));
+	b = results_recv(fd[0], 1000, RESULTS_MAX_LEN, NULL, err, sizeof(err));
 	assert_non_null(b);
 	assert_same(a, b);
 	run_results_free(b);
 	/* The writer is gone and nothing more came: no model, no error. */
-	b = results_recv(fd[0], 1000, RESULTS_MAX_LEN, err, sizeof(err));
+	b = results_recv(fd[0], 1000, RESULTS_MAX_LEN, NULL, err, sizeof(err));
 	assert_null(b);
 	assert_string_equal(err, "");
 	close(fd[0]);
@@ -253,7 +253,7 @@ static void t_a_frame_past_the_cap_is_refused(void **state)
 
 	assert_int_equal(pipe(fd), 0);
 	assert_int_equal(results_send(fd[1], a), 0);
-	b = results_recv(fd[0], 1000, payload - 1, err, sizeof(err));
+	b = results_recv(fd[0], 1000, payload - 1, NULL, err, sizeof(err));
 	assert_null(b);
 	assert_non_null(strstr(err, "more than the"));
 	assert_int_equal(results_send(fd[1], a), 0);
@@ -270,7 +270,7 @@ static void t_a_frame_past_the_cap_is_refused(void **state)
 			left -= (uint64_t)k;
 		}
 	}
-	b = results_recv(fd[0], 1000, payload, err, sizeof(err));
+	b = results_recv(fd[0], 1000, payload, NULL, err, sizeof(err));
 	assert_non_null(b);
 	assert_same(a, b);
 	run_results_free(b);
