@@ -7,6 +7,7 @@
  * the script's r.peer. Everything here reads the two models; nothing
  * is read back from text.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -139,9 +140,46 @@ static int clocks_of(const struct run_results *a, const struct run_results *b)
 						   WATERFALL_CLOCKS_ONE;
 }
 
-struct waterfall *local_waterfall(const struct local *l, int keep,
-				  struct kv_list *kv)
+/*
+ * --clock realtime or tai: the server's stamps onto that clock as each
+ * host keeps it (disciplined by PTP, say), and from there onto the
+ * client's monotonic one; then both count as one clock, and the fit
+ * checks the claim.
+ */
+static void onto_shared_clock(const struct local *l, struct waterfall *w,
+			      const char *clock)
 {
+	const struct run_results *c = l->side[0], *s = l->side[1];
+	int tai = !strcmp(clock, "tai");
+	int64_t shift = tai ? s->tai_ns - c->tai_ns :
+			      s->realtime_ns - c->realtime_ns;
+	struct join_table *t = &w->t[1];
+	long i;
+	int b;
+
+	for (i = 0; i < t->n; i++)
+		for (b = 0; b < NS_B_COUNT; b++)
+			if (t->r[i].b[b])
+				t->r[i].b[b] += (uint64_t)shift;
+	w->clocks = WATERFALL_CLOCKS_ONE;
+}
+
+/* A shared clock the stamps contradict: more apart than causality lets. */
+static void check_shared_clock(const struct waterfall *w, const char *clock)
+{
+	double off = ((double)w->clock.base_ns + w->clock.offset_ns) / 1e3;
+
+	if (w->has_clock && fabs(off) > w->clock.causal_ns / 1e3)
+		log_err("--clock %s: the stamps put the two hosts' clocks "
+			"%.3f us apart, more than causality allows (%.3f us): "
+			"is that clock disciplined on both?", clock, off,
+			w->clock.causal_ns / 1e3);
+}
+
+struct waterfall *local_waterfall(const struct local *l, int keep,
+				  const char *clock, struct kv_list *kv)
+{
+	int shared = clock && strcmp(clock, "monotonic");
 	struct waterfall *w;
 	int i;
 
@@ -153,6 +191,8 @@ struct waterfall *local_waterfall(const struct local *l, int keep,
 	w->clocks = clocks_of(l->side[0], l->side[1]);
 	for (i = 0; i < 2; i++)
 		run_results_table(l->side[i], &w->t[i]);
+	if (shared)
+		onto_shared_clock(l, w, clock);
 	if (w->clocks == WATERFALL_CLOCKS_TWO && !join_by_seq(w->t, 2)) {
 		/* Paired by time: across two clocks nothing pairs. */
 		log_err("the two ends run on two hosts' clocks: %s records "
@@ -160,8 +200,15 @@ struct waterfall *local_waterfall(const struct local *l, int keep,
 			l->side[0]->workload);
 		return w;
 	}
-	if (w->t[0].n && !waterfall_join(w, 1) && w->joined)
+	if (!w->t[0].n || waterfall_join(w, 1))
+		return w;
+	/* Said even when the claim leaves nothing joined: why it did. */
+	if (shared)
+		check_shared_clock(w, clock);
+	if (w->joined) {
 		waterfall_kv(w, "", kv);
+		kv_str(kv, "clock_source", shared ? clock : "monotonic");
+	}
 	return w;
 }
 
@@ -295,7 +342,7 @@ int local_write_both(struct local *l, const struct options *o, int ok)
 	int rc = 0;
 
 	if (ok && o->trace == 1)
-		w = local_waterfall(l, l->report != NULL, &wf);
+		w = local_waterfall(l, l->report != NULL, o->clock, &wf);
 	local_print(l, o, w, &wf);
 	if (w && (l->perfetto || l->report) &&
 	    local_write_files(l, w, o))

@@ -37,10 +37,12 @@ int local_write_files(const struct local *l, const struct waterfall *w,
 /*
  * The two sides' records joined, the client's first, the server's
  * stages inside the client's `remote`, the keys in kv; NULL if a side
- * has no records.
+ * has no records. clock: --clock (NULL or monotonic: each host's own,
+ * aligned by the fit where they differ; realtime, tai: the one the
+ * hosts share).
  */
 struct waterfall *local_waterfall(const struct local *l, int keep,
-				  struct kv_list *kv);
+				  const char *clock, struct kv_list *kv);
 /*
  * On stdout, in the format asked for, the client's results, the
  * server's, then the waterfall's keys; the stage tables or the

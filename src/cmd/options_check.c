@@ -133,6 +133,11 @@ int options_validate(struct options *o, char *err, size_t len)
 		o->output_format = xstrdup(isatty(STDOUT_FILENO) &&
 					   !o->output ? "human" : "kv");
 	}
+	if (o->clock && strcmp(o->clock, "monotonic") &&
+	    strcmp(o->clock, "realtime") && strcmp(o->clock, "tai"))
+		return opt_fail(err, len, NULL,
+			    "option --clock: '%s' is not monotonic, realtime or tai",
+			    o->clock);
 	/* TCP_CA_NAME_MAX is 16, with its terminating zero. */
 	if (o->congestion && strlen(o->congestion) > 15)
 		return opt_fail(err, len, NULL,

@@ -150,6 +150,8 @@ static const struct opt_def defs[] = {
 	  "write an HTML report of the traced run (waterfall, histograms, time, slowest) to FILE" },
 	{ "perfetto", 0, T_STR, O(perfetto), W_RR, NULL, 0, 0,
 	  "write the kept traced transactions as a Perfetto / Chrome trace (JSON) to FILE" },
+	{ "clock", 0, T_STR, O(clock), W_RR, "monotonic", 0, 0,
+	  "a traced client on two hosts: monotonic (align the server's clock by the traffic), or realtime or tai (the hosts' clocks agree, by PTP say: compare on that one; the fit checks it)" },
 	{ "trace_max_records", 0, T_INT, O(trace_max_records), W_RR | W_OBSERVE,
 	  "100000", 0, 100000000,
 	  "traced transactions kept at most, for --trace-records and scripts" },

@@ -115,6 +115,8 @@ struct options {
 	char *script;		/* --script: Lua file, or NULL */
 	int hook_timeout;	/* ms a script hook may run; 0: no limit */
 	int trace_max_records;
+	/* two hosts' stamps compared on: monotonic, realtime or tai */
+	char *clock;
 	int trace_sample;	/* --trace times one transaction in this many */
 	int trace_control;	/* --trace leaves one window in this many */
 	int timestamping;	/* SO_TIMESTAMPING stamps in the records */

@@ -7,8 +7,41 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "results/clock_id.h"
+
+static int64_t ns_of(clockid_t id)
+{
+	struct timespec t;
+
+	clock_gettime(id, &t);
+	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+/* `id` minus CLOCK_MONOTONIC, from the read with the least around it. */
+static int64_t ahead_of_monotonic(clockid_t id)
+{
+	int64_t best = INT64_MAX, off = 0, a, x, b;
+	int i;
+
+	for (i = 0; i < 8; i++) {
+		a = ns_of(CLOCK_MONOTONIC);
+		x = ns_of(id);
+		b = ns_of(CLOCK_MONOTONIC);
+		if (b - a < best) {
+			best = b - a;
+			off = x - (a + (b - a) / 2);
+		}
+	}
+	return off;
+}
+
+void clock_offsets_read(int64_t *realtime_ns, int64_t *tai_ns)
+{
+	*realtime_ns = ahead_of_monotonic(CLOCK_REALTIME);
+	*tai_ns = ahead_of_monotonic(CLOCK_TAI);
+}
 
 void clock_id_read(char *id, size_t len)
 {

@@ -28,6 +28,14 @@ struct clock_skew {
 	double ppm;
 };
 
+/*
+ * How far CLOCK_REALTIME and CLOCK_TAI are ahead of CLOCK_MONOTONIC
+ * now, ns, each read between two monotonic reads (the tightest of a
+ * few): what moves a side's stamps onto a clock two hosts share when
+ * PTP disciplines it (--clock).
+ */
+void clock_offsets_read(int64_t *realtime_ns, int64_t *tai_ns);
+
 /* This host's id (its boot id) into id; "" if it cannot be read. */
 void clock_id_read(char *id, size_t len);
 /*

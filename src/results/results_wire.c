@@ -243,6 +243,8 @@ static void put_payload(struct wbuf *b, const struct run_results *r)
 	wput_hist(b, &r->lat);
 	wput_u64(b, r->t_start);
 	wput_str(b, r->clock_id);
+	wput_u64(b, (uint64_t)r->realtime_ns);
+	wput_u64(b, (uint64_t)r->tai_ns);
 	put_intervals(b, r);
 	put_trace(b, r);
 	wput_u64(b, (uint64_t)r->pc.n);
@@ -272,6 +274,8 @@ static void get_payload(struct rbuf *b, struct run_results *r)
 	wget_hist(b, &r->lat);
 	r->t_start = wget_u64(b);
 	wget_strn(b, r->clock_id, sizeof(r->clock_id));
+	r->realtime_ns = (int64_t)wget_u64(b);
+	r->tai_ns = (int64_t)wget_u64(b);
 	get_intervals(b, r);
 	get_trace(b, r);
 	r->pc.n = (int)wget_count(b, MAX_PERCENTILES);

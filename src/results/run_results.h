@@ -50,6 +50,8 @@ struct run_results {
 	uint64_t t_start;		/* the test's start, CLOCK_MONOTONIC */
 	/* whose clock its stamps are on (clock_id.h); "": not known */
 	char clock_id[CLOCK_ID_LEN];
+	/* CLOCK_REALTIME and CLOCK_TAI ahead of its clock at the end, ns */
+	int64_t realtime_ns, tai_ns;
 	struct interval_sum *iv;	/* per interval, niv of them */
 	long niv;
 	int iv_lat;			/* the intervals have latency */

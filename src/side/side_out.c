@@ -115,6 +115,7 @@ static struct run_results *side_run_results(struct side *s,
 	r->lat = s->res.lat;
 	r->t_start = s->res.t_start;
 	clock_id_read(r->clock_id, sizeof(r->clock_id));
+	clock_offsets_read(&r->realtime_ns, &r->tai_ns);
 	copy_intervals(s, r);
 	r->iv_lat = s->rs.iv.is_rr && r->is_client;
 	r->trace_asked = s->o->trace != 0;

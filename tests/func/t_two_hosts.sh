@@ -128,3 +128,33 @@ assert off > two["join_clock_bound_us"], "the symmetric bound sees it"
 assert off <= two["join_clock_causal_bound_us"], "the causal bound holds"
 PY
 }
+
+# --clock realtime or tai: the hosts' clocks taken to agree (PTP, say):
+# the stamps are compared on that clock, not aligned, and the fit
+# checks the claim. On one host it holds (within the causal bound of
+# 0); a server clock made 5 ms wrong breaks it, and the client says so
+# in one line instead of printing a waterfall of mis-pairs.
+t_two_hosts_shared_clock() {
+	two_namespaces
+	two_hosts rt "" --clock realtime
+	expect_eq "$(key rt.out waterfall.clock_source)" realtime "source"
+	expect_eq "$(key rt.out waterfall.clock_aligned)" 0 "not aligned"
+	! grep -q -- '--clock realtime:' rt.err || fail "$(grep -- --clock rt.err)"
+	python3 -c "
+off, causal = abs($(key rt.out waterfall.clock_offset_us)), $(key rt.out waterfall.clock_causal_bound_us)
+print('realtime: fitted', off, 'us, causal bound', causal)
+assert off <= causal, (off, causal)"
+	ip netns exec "$NS_B" env NETSTAGE_TEST_CLOCK_SKEW=5000000,40 \
+		timeout 60 "$NETSTAGE" tcp_rr -L 192.0.2.2 -q --trace \
+		> tai.srv.out 2> tai.srv.err &
+	for i in $(seq 100); do
+		ip netns exec "$NS_B" ss -ltn | grep -q 192.0.2.2:12866 && break
+		sleep 0.05
+	done
+	ip netns exec "$NS_A" timeout 60 "$NETSTAGE" tcp_rr -c -H 192.0.2.2 \
+		-l 1 -q --trace --clock tai --output-format kv > tai.out 2> tai.err
+	wait
+	grep -q -- "--clock tai: the stamps put the two hosts' clocks 2[0-9]*\.[0-9]* us apart, more than causality allows" tai.err ||
+		fail "no word of the broken clock: $(grep -v '^ ' tai.err)"
+	! grep -q '^waterfall\.' tai.out || fail "a waterfall of mis-pairs"
+}

@@ -221,6 +221,8 @@ static void t_parse_errors_name_the_option(void **state)
 static void t_validation_errors(void **state)
 {
 	expect_error(W_TCP_RR, "exclude each other", "-4", "-6", NULL);
+	expect_error(W_TCP_RR, "--clock: 'ptp' is not monotonic, realtime or tai",
+		     "--clock=ptp", NULL);
 	expect_error(W_TCP_RR, "--host: needed with --client", "-c", NULL);
 	expect_error(W_TCP_RR, "cannot resolve 'no-such-host.invalid'", "-c",
 		     "-H", "no-such-host.invalid", NULL);

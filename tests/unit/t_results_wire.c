@@ -71,6 +71,8 @@ static struct run_results *sample_model(void)
 	hist_add(&r->lat, 1000000);
 	r->t_start = 987654321;
 	snprintf(r->clock_id, sizeof(r->clock_id), "0b7c4e2a-boot+skew");
+	r->realtime_ns = 1764300000123456789LL;
+	r->tai_ns = -37;
 	r->niv = 2;
 	r->iv = xcalloc(2, sizeof(*r->iv));
 	r->iv[1] = (struct interval_sum){ 2.0, 34, 35, 36.5, 37.5, 38.5,
@@ -176,6 +178,8 @@ static void assert_same(const struct run_results *a,
 	assert_memory_equal(&a->lat, &b->lat, sizeof(a->lat));
 	assert_true(a->t_start == b->t_start);
 	assert_string_equal(a->clock_id, b->clock_id);
+	assert_true(a->realtime_ns == b->realtime_ns);
+	assert_true(a->tai_ns == b->tai_ns);
 	assert_int_equal(a->niv, b->niv);
 	assert_memory_equal(a->iv, b->iv, a->niv * sizeof(*a->iv));
 	assert_int_equal(a->iv_lat, b->iv_lat);
