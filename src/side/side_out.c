@@ -150,10 +150,9 @@ static struct run_results *side_run_results(struct side *s,
 static int write_perfetto(struct side *s, const struct run_results *r,
 			  char *err, size_t len)
 {
-	struct join_table t = { .side = r->side };
+	struct join_table t;
 
-	snprintf(t.name, sizeof(t.name), "%s", r->role);
-	recout_table(&t, &r->recs);
+	run_results_table(r, &t);
 	perfetto_write(s->perfetto.f, &t, 1);
 	free(t.r);
 	return out_commit(&s->perfetto, err, len);
