@@ -396,18 +396,24 @@ static __always_inline void obs_emit(struct ns_sk *st)
  * reader drains, does not send it again; only a read in the very
  * moment of this walk (its server runs on another CPU) can.
  */
-SEC("iter/bpf_sk_storage_map")
-int obs_flush(struct bpf_iter__bpf_sk_storage_map *ctx)
+SEC("iter/tcp")
+int obs_flush(struct bpf_iter__tcp *ctx)
 {
+	struct sock_common *skc = ctx->sk_common;
+	struct tcp_sock *tp;
 	struct ns_sk *st;
 
-	if (!NS_IS_OBS(side) || hist_mode || krec_mask || !ctx->sk)
+	if (!NS_IS_OBS(side) || hist_mode || krec_mask || !skc)
 		return 0;
 	/*
-	 * The storage again, by its socket: the walk's own pointer to it
-	 * takes no index that varies (a slot's).
+	 * Every TCP socket of the walker's namespace, ours found by their
+	 * storage. Not the storage map's own walk: kernels may refuse
+	 * that iterator (6.18 here does, to root too); this one they take.
 	 */
-	st = bpf_sk_storage_get(&socks, ctx->sk, 0, 0);
+	tp = bpf_skc_to_tcp_sock(skc);
+	if (!tp)
+		return 0;
+	st = bpf_sk_storage_get(&socks, tp, 0, 0);
 	if (!st || !st->tx_open || !st->tx_begun)
 		return 0;
 	st->tx_open = 0;

@@ -209,7 +209,8 @@ static struct stages_bpf *open_with(const struct tracer *t,
 		if (tp)
 			bpf_program__set_autoload(tp, !(fentry && fe) && use);
 	}
-	bpf_program__set_autoload(skel->progs.obs_flush, NS_IS_OBS(t->side));
+	bpf_program__set_autoload(skel->progs.obs_flush,
+				  NS_IS_OBS(t->side) && !t->no_flush);
 	share_rx_clock(skel);
 	*err = stages_bpf__load(skel);
 	if (*err) {
@@ -339,6 +340,33 @@ static const char *load_reason(int err)
 }
 
 /*
+ * fentry where the kernel allows it, else the tracepoints; and for
+ * observe, its walk over the sockets where the kernel allows that, else
+ * none (attach_flush() then says why, as observe stops).
+ */
+static struct stages_bpf *open_tries(struct tracer *t,
+				     const struct tracer_cfg *cfg,
+				     int *fentry, int *err)
+{
+	struct stages_bpf *skel;
+	int flush_err;
+
+	for (*fentry = 1; *fentry >= 0; (*fentry)--)
+		if ((skel = open_with(t, cfg, *fentry, err)))
+			return skel;
+	if (!NS_IS_OBS(t->side))
+		return NULL;
+	flush_err = *err;
+	t->no_flush = 1;
+	for (*fentry = 1; *fentry >= 0; (*fentry)--)
+		if ((skel = open_with(t, cfg, *fentry, err))) {
+			t->flush_errno = -flush_err;
+			return skel;
+		}
+	return NULL;
+}
+
+/*
  * observe: the walk over the sockets' storage that sends the records of
  * responses still open (obs_flush), attached while loading is allowed;
  * tracer_obs_flush() runs it. Without it, observe runs on and each
@@ -346,13 +374,9 @@ static const char *load_reason(int err)
  */
 static void attach_flush(struct tracer *t)
 {
-	DECLARE_LIBBPF_OPTS(bpf_iter_attach_opts, o);
-	union bpf_iter_link_info li = { 0 };
-
-	li.map.map_fd = bpf_map__fd(t->skel->maps.socks);
-	o.link_info = &li;
-	o.link_info_len = sizeof(li);
-	t->flush = bpf_program__attach_iter(t->skel->progs.obs_flush, &o);
+	if (t->no_flush)
+		return;
+	t->flush = bpf_program__attach_iter(t->skel->progs.obs_flush, NULL);
 	t->flush_errno = t->flush ? 0 : errno;
 }
 
@@ -381,12 +405,7 @@ struct tracer *tracer_open(const struct tracer_cfg *cfg, char *why,
 	if (tracer_find_missing(t, why, len))
 		goto fail;
 	t->lean = can_be_lean(t, cfg);
-	/* fentry where the kernel allows it, else the tracepoints. */
-	t->skel = open_with(t, cfg, 1, &err);
-	if (!t->skel) {
-		fentry = 0;
-		t->skel = open_with(t, cfg, 0, &err);
-	}
+	t->skel = open_tries(t, cfg, &fentry, &err);
 	if (!t->skel) {
 		snprintf(why, len, "tracing off: %s", load_reason(err));
 		goto fail;

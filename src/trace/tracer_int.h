@@ -54,6 +54,7 @@ struct tracer {
 	int retrans_err;	/* tcp_retransmit_skb passes the error */
 	int stamp_fd;		/* keeps the kernel stamping packets */
 	struct bpf_link *flush;	/* observe: obs_flush over the sockets */
+	int no_flush;		/* observe: the kernel refused obs_flush */
 	int flush_errno;	/* why it could not be attached */
 	/*
 	 * Lean: the flows' part of the `wstamps` map (hist) or the `krecs`
