@@ -6,9 +6,14 @@
   prom_check.py total PROM_ADDR N            exits 0 once Prometheus holds
                                              N transactions (scraped since
                                              the load ended)
-  prom_check.py p99 PROM_ADDR OBS_OUT        histogram_quantile(0.99) of
+  prom_check.py p99 PROM_ADDR OBS_OUT [T]    histogram_quantile(0.99) of
                                              every stage against observe's
-                                             own p99: within one bucket
+                                             own p99: within one bucket;
+                                             asked as of time T (Unix s),
+                                             before observe stopped: once
+                                             a scrape finds it gone, its
+                                             series are stale and an
+                                             instant query has none
 """
 import json
 import sys
@@ -19,9 +24,12 @@ STEPS = [1, 1.25, 1.6, 2, 2.5, 3.2, 4, 5, 6.3, 8]
 LE = [s * 10 ** (k - 7) for k in range(8) for s in STEPS] + [10]
 
 
+AT = {}
+
+
 def query(prom, q):
     url = "http://%s/api/v1/query?%s" % (prom, urllib.parse.urlencode(
-        {"query": q}))
+        dict({"query": q}, **AT)))
     with urllib.request.urlopen(url, timeout=5) as r:
         d = json.load(r)
     assert d["status"] == "success", d
@@ -48,6 +56,8 @@ def main():
         r = query(prom, "netstage_observe_transactions_total")
         sys.exit(0 if r and r[0]["value"][1] == sys.argv[3] else 1)
     kv = keys(sys.argv[3])
+    if len(sys.argv) > 4:
+        AT["time"] = sys.argv[4]
     stages = [k[len("stage_"):-len("_p99_us")] for k in kv
               if k.startswith("stage_") and k.endswith("_p99_us")]
     assert len(stages) == 7, stages

@@ -421,7 +421,7 @@ t_observe_counts_each_interval_as_memcached_does() {
 t_observe_serves_metrics_to_prometheus() {
 	need_root
 	command -v prometheus > /dev/null || { echo "no prometheus"; exit "$SKIP"; }
-	local mc mport pport prom i total
+	local mc mport pport prom i total at
 
 	start_memcached
 	mc=$DPORT
@@ -457,11 +457,13 @@ t_observe_serves_metrics_to_prometheus() {
 		$PROM_CHECK total "127.0.0.1:$pport" "$total" && break
 		sleep 0.2
 	done
+	# The queries below ask as of now, while observe still serves.
+	at=$(date +%s.%N)
 	# As systemd stops a service (a background job ignores SIGINT).
 	pkill -TERM -f "netstage observe --port $DPORT --logtostderr --listen"
 	wait %2 || fail "observe exited with status $?"
 	expect_eq "$(key obs.out num_transactions)" "$total" "observe's count"
-	$PROM_CHECK p99 "127.0.0.1:$pport" obs.out > check.out ||
+	$PROM_CHECK p99 "127.0.0.1:$pport" obs.out "$at" > check.out ||
 		fail "$(cat check.out)"
 	cat check.out
 	# Until stopped, it keeps no per-interval history: Prometheus does.
