@@ -21,7 +21,8 @@ CFLAGS += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter \
 LUA_CFLAGS := $(shell pkg-config --cflags lua5.3 2>/dev/null || echo -I/usr/include/lua5.3)
 LUA_LIBS := $(shell pkg-config --libs lua5.3 2>/dev/null || echo -llua5.3)
 CFLAGS += $(LUA_CFLAGS) -I$(BUILD)/lua
-LDLIBS += -lbpf -lelf -lz -lpthread -lm $(LUA_LIBS) -lsodium -lcap -lmicrohttpd
+LDLIBS += -lbpf -lelf -lz -lpthread -lm $(LUA_LIBS) -lsodium -lcap -lmicrohttpd \
+	-ljansson
 # -mcpu=v3: atomic fetch-and-add (udp_ready's tail), kernels >= 5.12.
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) \
 	      -Ibpf -Wall -Werror

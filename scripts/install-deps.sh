@@ -4,8 +4,8 @@
 # Runs as root, or through sudo when it is available.
 set -e
 
-BUILD="make gcc libc6-dev pkg-config libcmocka-dev liblua5.3-dev libsodium-dev libcap-dev libmicrohttpd-dev"
-# liblua5.3-dev: --script. libsodium-dev: --auth-key's HMAC and random challenges. libcap-dev: dropping privileges once BPF is loaded. libmicrohttpd-dev: observe --listen serves /metrics. Tracing: clang builds the BPF object, bpftool its skeleton, libbpf loads it.
+BUILD="make gcc libc6-dev pkg-config libcmocka-dev liblua5.3-dev libsodium-dev libcap-dev libmicrohttpd-dev libjansson-dev"
+# liblua5.3-dev: --script. libsodium-dev: --auth-key's HMAC and random challenges. libcap-dev: dropping privileges once BPF is loaded. libmicrohttpd-dev: observe --listen serves /metrics. libjansson-dev: netstage merge reads runs' JSON results. Tracing: clang builds the BPF object, bpftool its skeleton, libbpf loads it.
 BPF="clang bpftool libbpf-dev libelf-dev zlib1g-dev"
 # libFuzzer's runtime for clang (make fuzz, and a short run in make check).
 FUZZ="libclang-rt-dev"

@@ -32,6 +32,7 @@ static void usage_all(FILE *f)
 		"       netstage WORKLOAD --help      options of a workload\n"
 		"       netstage observe --port PORT  time another server's requests\n"
 		"       netstage join CLIENT.csv [NAME=]HOP.csv ...  join records on one clock\n"
+		"       netstage merge RESULT.json RESULT.json ...   many runs' results as one\n"
 		"       netstage --version\n"
 		"       netstage --man                the man page (roff)\n"
 		"  e.g. netstage tcp_rr --local -l 5\n",
@@ -169,6 +170,14 @@ int main(int argc, char **argv)
 	char err[320];
 	int rc;
 
+	if (argc > 1 && !strcmp(argv[1], "merge")) {
+		/* It reads files only: it needs no right at all. */
+		if (privs_none(err, sizeof(err))) {
+			log_err("%s", err);
+			return EXIT_RUNTIME;
+		}
+		return merge_main(argc - 1, argv + 1);
+	}
 	if (argc > 1 && !strcmp(argv[1], "join")) {
 		if (privs_none(err, sizeof(err))) {
 			log_err("%s", err);

@@ -154,7 +154,7 @@ assert off <= causal, (off, causal)"
 	ip netns exec "$NS_A" timeout 60 "$NETSTAGE" tcp_rr -c -H 192.0.2.2 \
 		-l 1 -q --trace --clock tai --output-format kv > tai.out 2> tai.err
 	wait
-	grep -q -- "--clock tai: the stamps put the two hosts' clocks 2[0-9]*\.[0-9]* us apart, more than causality allows" tai.err ||
+	grep -q -- "--clock tai: the stamps put the two hosts' clocks [0-9]*\.[0-9]* us apart, more than causality allows" tai.err ||
 		fail "no word of the broken clock: $(grep -v '^ ' tai.err)"
 	! grep -q '^waterfall\.' tai.out || fail "a waterfall of mis-pairs"
 }

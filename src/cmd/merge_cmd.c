@@ -1,0 +1,266 @@
+/*
+ * `netstage merge RESULT.json ...`: many runs' results as one, the
+ * only correct way: counts summed, histograms merged bucket by bucket
+ * and percentiles read from the merge, never averaged. Runs that ran
+ * at once (clients of one server, pairs across hosts) sum their
+ * throughput; runs one after another (repeats) do not, and the result
+ * says which kind it made. A table of the runs beside the total.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/common.h"
+#include "core/kv.h"
+#include "results/run_json.h"
+#include "cmd/run.h"
+
+#define MERGE_USAGE "usage: netstage merge RESULT.json RESULT.json ... " \
+	"[--output-format kv|json] (--json files of runs of one workload; " \
+	"docs/usage.md, Merging runs)"
+
+struct merge {
+	struct run_json *run;
+	const char **path;
+	int n;
+	int concurrent;
+	int json;
+};
+
+/* Runs that do not merge: a workload, a role or a message size apart. */
+static int refuse(const struct merge *m)
+{
+	const struct run_json *a = &m->run[0];
+	int i;
+
+	for (i = 1; i < m->n; i++) {
+		const struct run_json *b = &m->run[i];
+		const char *what = strcmp(a->workload, b->workload) ? "workload" :
+				   strcmp(a->role, b->role) ? "role" :
+				   strcmp(a->request, b->request) ?
+				   "request size" :
+				   strcmp(a->response, b->response) ?
+				   "response size" : NULL;
+
+		if (what) {
+			log_err("merge: %s and %s differ in %s (%s %s, %s %s): "
+				"they do not merge", m->path[0], m->path[i], what,
+				a->workload, a->role, b->workload, b->role);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* At once when every run's time holds a moment all share. */
+static int concurrent(const struct merge *m)
+{
+	double start = m->run[0].time_start, end = m->run[0].time_end;
+	int i;
+
+	for (i = 1; i < m->n; i++) {
+		start = fmax(start, m->run[i].time_start);
+		end = fmin(end, m->run[i].time_end);
+	}
+	return start < end;
+}
+
+static void hist_kv(struct kv_list *kv, const char *name,
+		    const struct hist *h, int all)
+{
+	static const double pct[] = { 50, 90, 99, 99.9 };
+	char key[96];
+	size_t q;
+
+	snprintf(key, sizeof(key), "%s_mean_us", name);
+	kv_num(kv, key, hist_mean(h) / 1e3, 3);
+	for (q = 0; q < ARRAY_SIZE(pct) - !all; q++) {
+		snprintf(key, sizeof(key), "%s_p%g_us", name, pct[q]);
+		kv_num(kv, key, hist_percentile(h, pct[q]) / 1e3, 3);
+	}
+	if (all) {
+		snprintf(key, sizeof(key), "%s_max_us", name);
+		kv_num(kv, key, h->max / 1e3, 3);
+	}
+}
+
+/* A stage every run has, merged; -1 if one lacks it. */
+static int stage_merged(const struct merge *m, const char *name,
+			struct hist *h)
+{
+	int i, k;
+
+	hist_reset(h);
+	for (i = 0; i < m->n; i++) {
+		for (k = 0; k < m->run[i].nstages; k++)
+			if (!strcmp(m->run[i].stage[k], name))
+				break;
+		if (k == m->run[i].nstages)
+			return -1;
+		hist_merge(h, &m->run[i].stage_hist[k]);
+	}
+	return 0;
+}
+
+static void totals_kv(const struct merge *m, struct kv_list *kv)
+{
+	const struct run_json *a = &m->run[0];
+	double tput = 0, secs = 0;
+	uint64_t tx = 0;
+	int i;
+
+	for (i = 0; i < m->n; i++) {
+		tx += m->run[i].transactions;
+		tput += m->run[i].throughput;
+		secs += m->run[i].time_end - m->run[i].time_start;
+	}
+	kv_str(kv, "merge_kind", m->concurrent ? "concurrent" : "repeated");
+	kv_int(kv, "merge_runs", m->n);
+	kv_str(kv, "workload", a->workload);
+	kv_str(kv, "role", a->role);
+	kv_uint(kv, "num_transactions", tx);
+	/*
+	 * At once: the rates add. One after another: the rate of the
+	 * whole, each run weighed by its length, as if one long run.
+	 */
+	if (!m->concurrent && !a->mbps)
+		tput = secs > 0 ? tx / secs : 0;
+	else if (!m->concurrent)
+		tput = NAN;
+	kv_num(kv, a->mbps ? "throughput_Mbps" : "throughput", tput, 2);
+}
+
+static void merged_kv(const struct merge *m, struct kv_list *kv)
+{
+	struct hist *h = xcalloc(1, sizeof(*h));
+	char name[64];
+	int i, k;
+
+	totals_kv(m, kv);
+	if (m->run[0].has_lat) {
+		hist_reset(h);
+		for (i = 0; i < m->n; i++)
+			hist_merge(h, &m->run[i].lat);
+		kv_uint(kv, "latency_count", h->count);
+		hist_kv(kv, "latency", h, 1);
+	}
+	for (k = 0; k < m->run[0].nstages; k++) {
+		if (stage_merged(m, m->run[0].stage[k], h))
+			continue;
+		snprintf(name, sizeof(name), "stage_%s", m->run[0].stage[k]);
+		hist_kv(kv, name, h, 0);
+	}
+	free(h);
+}
+
+/* Each run as it was: the table beside the total. */
+static void run_kv(const struct merge *m, int i, struct kv_list *kv)
+{
+	const struct run_json *r = &m->run[i];
+
+	kv_str(kv, "file", m->path[i]);
+	kv_uint(kv, "num_transactions", r->transactions);
+	kv_num(kv, r->mbps ? "throughput_Mbps" : "throughput", r->throughput,
+	       2);
+	if (r->has_lat) {
+		kv_num(kv, "latency_p50_us", hist_percentile(&r->lat, 50) / 1e3,
+		       3);
+		kv_num(kv, "latency_p99_us", hist_percentile(&r->lat, 99) / 1e3,
+		       3);
+	}
+	kv_num(kv, "local_cpu_util", r->cpu_util, 2);
+	kv_num(kv, "time_start", r->time_start, 6);
+	kv_num(kv, "time_end", r->time_end, 6);
+}
+
+static void print(const struct merge *m)
+{
+	struct kv_list total = { 0 }, one = { 0 };
+	char prefix[32];
+	int i;
+
+	merged_kv(m, &total);
+	if (m->json) {
+		fputs("{\"merge\": {\n", stdout);
+		kv_json_members(&total, stdout, 2);
+		fputs("},\n\"runs\": [", stdout);
+	} else {
+		kv_print(&total, stdout, "");
+	}
+	for (i = 0; i < m->n; i++) {
+		run_kv(m, i, &one);
+		if (m->json) {
+			fputs(i ? ",\n{" : "\n{", stdout);
+			kv_json_members(&one, stdout, 2);
+			fputs("}", stdout);
+		} else {
+			snprintf(prefix, sizeof(prefix), "run%d.", i + 1);
+			kv_print(&one, stdout, prefix);
+		}
+		kv_free(&one);
+	}
+	if (m->json)
+		fputs("]}\n", stdout);
+	kv_free(&total);
+}
+
+static int parse_args(struct merge *m, int argc, char **argv)
+{
+	int i;
+
+	m->path = xcalloc(argc, sizeof(*m->path));
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			puts(MERGE_USAGE);
+			return -1;
+		}
+		if (!strcmp(argv[i], "--output-format=json") ||
+		    (!strcmp(argv[i], "--output-format") && i + 1 < argc &&
+		     !strcmp(argv[i + 1], "json") && ++i))
+			m->json = 1;
+		else if (!strcmp(argv[i], "--output-format=kv") ||
+			 (!strcmp(argv[i], "--output-format") &&
+			  i + 1 < argc && !strcmp(argv[i + 1], "kv") && ++i))
+			m->json = 0;
+		else if (argv[i][0] == '-')
+			return log_err("merge: %s: not an option of merge; %s",
+				       argv[i], MERGE_USAGE), EXIT_USAGE;
+		else
+			m->path[m->n++] = argv[i];
+	}
+	if (m->n < 2)
+		return log_err("%s", MERGE_USAGE), EXIT_USAGE;
+	return 0;
+}
+
+int merge_main(int argc, char **argv)
+{
+	struct merge m = { 0 };
+	char err[320];
+	int i, rc, read = 0;
+
+	rc = parse_args(&m, argc, argv);
+	if (rc)
+		goto out;
+	m.run = xcalloc(m.n, sizeof(*m.run));
+	for (read = 0; read < m.n; read++)
+		if (run_json_read(m.path[read], &m.run[read], err,
+				  sizeof(err))) {
+			log_err("%s", err);
+			rc = EXIT_RUNTIME;
+			goto out;
+		}
+	if (refuse(&m)) {
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	m.concurrent = concurrent(&m);
+	print(&m);
+out:
+	for (i = 0; i < read; i++)
+		run_json_free(&m.run[i]);
+	free(m.run);
+	free(m.path);
+	return rc < 0 ? 0 : rc;
+}

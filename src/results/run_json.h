@@ -1,0 +1,37 @@
+/*
+ * A run's JSON document (--json FILE, docs/netstage.schema.json) read
+ * back as the figures `netstage merge` adds up: its totals, its times,
+ * the options a merge must agree on, and its histograms, bucket by
+ * bucket. A --local document gives its client's side.
+ */
+#ifndef NETSTAGE_RUN_JSON_H
+#define NETSTAGE_RUN_JSON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "stats/hist.h"
+
+#define RUN_JSON_STAGES 24
+
+struct run_json {
+	char workload[32], role[16];
+	char request[24], response[24];	/* the options, as written */
+	double time_start, time_end;	/* s, CLOCK_REALTIME */
+	uint64_t transactions;
+	double throughput;		/* transactions/s, or Mbit/s */
+	int mbps;			/* throughput is throughput_Mbps */
+	double cpu_util;		/* local_cpu_util, %; < 0 none */
+	int has_lat;
+	struct hist lat;
+	int nstages;
+	char stage[RUN_JSON_STAGES][32];
+	struct hist *stage_hist;	/* nstages of them */
+};
+
+/* path read into r: 0, or -1 with a one-line reason in err. */
+int run_json_read(const char *path, struct run_json *r, char *err,
+		  size_t len);
+void run_json_free(struct run_json *r);
+
+#endif

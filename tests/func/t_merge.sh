@@ -1,0 +1,108 @@
+# netstage merge (issue 43): many runs' JSON results as one, histograms
+# merged bucket by bucket, throughput summed only for runs at once.
+
+# merge_check MERGED.out FILE...: the merged latency percentiles are
+# those of the runs' buckets added up, computed here apart (nearest
+# rank, the bucket's middle: src/stats/hist.c's rule), and the count is
+# the sum of the runs'.
+merge_check() {
+	python3 - "$@" <<'PY'
+import json, sys
+kv = dict(l.rstrip("\n").split("=", 1) for l in open(sys.argv[1]) if "=" in l)
+buckets, n, tx = {}, 0, 0
+for p in sys.argv[2:]:
+    d = json.load(open(p))
+    d = d.get("client", d)
+    tx += d["results"]["num_transactions"]
+    for lo, hi, c in d["latency"]["buckets"]:
+        buckets[(lo, hi)] = buckets.get((lo, hi), 0) + c
+        n += c
+assert int(kv["num_transactions"]) == tx, (kv["num_transactions"], tx)
+assert int(kv["latency_count"]) == n, (kv["latency_count"], n)
+for q in (50, 90, 99):
+    rank, seen = max(1, -(-q * n // 100)), 0
+    for (lo, hi), c in sorted(buckets.items()):
+        seen += c
+        if seen >= rank:
+            break
+    want = (lo + hi) / 2
+    got = float(kv["latency_p%d_us" % q])
+    # One bucket: a bucket is 1/128 of its value wide.
+    assert abs(got - want) <= hi - lo + 0.002, (q, got, want)
+    print(f"p{q}: merged {got:.3f} us, from the buckets {want:.3f} us")
+PY
+}
+
+# Three clients of one server at once: counts add up to the server's,
+# throughputs add, the percentiles are the merged buckets'.
+t_merge_concurrent_clients() {
+	local i pids=
+
+	start_server tcp_rr --num-clients 3
+	for i in 1 2 3; do
+		ns tcp_rr -c -H 127.0.0.1 -C "$CPORT" -l 2 -q --json "c$i.json" \
+			> "c$i.out" 2> "c$i.err" &
+		pids="$pids $!"
+	done
+	wait $pids
+	wait "$SRV_PID"
+	ns merge c1.json c2.json c3.json > m.out 2> m.err
+	expect_eq "$(key m.out merge_kind)" concurrent "kind"
+	expect_eq "$(key m.out merge_runs)" 3 "runs"
+	# The server counts what it answered: at the stop each flow may
+	# have one request it answered and its client did not count.
+	python3 -c "
+m, s = $(key m.out num_transactions), $(key "$SRV_OUT" num_transactions)
+print('merged', m, 'server', s)
+assert 0 <= s - m <= 3 or 0 <= m - s <= 3, (m, s)"
+	python3 -c "
+t = sum(float(l.split('=')[1]) for f in ('c1.out', 'c2.out', 'c3.out')
+        for l in open(f) if l.startswith('throughput='))
+assert abs(t - float('$(key m.out throughput)')) < 0.02, t"
+	merge_check m.out c1.json c2.json c3.json
+	expect_eq "$(key m.out run2.file)" c2.json "the runs' table"
+	ns merge c1.json c2.json --output-format json > m.json
+	python3 -c "
+import json; d = json.load(open('m.json'))
+assert d['merge']['merge_runs'] == 2 and len(d['runs']) == 2, d"
+}
+
+# One run after another: counts and histograms merge, the rates do not
+# add (the whole's rate, as if one long run); different workloads or
+# message sizes are refused in one line.
+t_merge_repeated_runs_and_refusals() {
+	local rc
+
+	ns tcp_rr --local -l 1 -q --json a.json > /dev/null 2>&1
+	ns tcp_rr --local -l 1 -q --json b.json > /dev/null 2>&1
+	ns merge a.json b.json > m.out 2> m.err
+	expect_eq "$(key m.out merge_kind)" repeated "kind"
+	python3 -c "
+import json
+r = [json.load(open(p))['client']['results'] for p in ('a.json', 'b.json')]
+tx = sum(x['num_transactions'] for x in r)
+secs = sum(x['time_end'] - x['time_start'] for x in r)
+got = float('$(key m.out throughput)')
+assert abs(got - tx / secs) < 0.01 * got, (got, tx / secs)
+assert got < 1.5 * max(x['throughput'] for x in r), got"
+	merge_check m.out a.json b.json
+	ns tcp_stream --local -l 1 -q --json s.json > /dev/null 2>&1
+	rc=0
+	ns merge a.json s.json > out 2> err || rc=$?
+	expect_eq "$rc" 2 "different workloads: status"
+	expect_eq "$(wc -l < err)" 1 "one line"
+	grep -q 'a.json and s.json differ in workload' err
+	ns tcp_rr --local -l 1 -q -Q 100 --json q.json > /dev/null 2>&1
+	rc=0
+	ns merge a.json q.json > out 2> err || rc=$?
+	expect_eq "$rc" 2 "different sizes: status"
+	grep -q 'differ in request size' err
+	echo '{"a": 1}' > bad.json
+	rc=0
+	ns merge a.json bad.json > out 2> err || rc=$?
+	expect_eq "$rc" 1 "not a results document: status"
+	grep -q 'bad.json is no netstage results document' err
+	rc=0
+	ns merge a.json > out 2> err || rc=$?
+	expect_eq "$rc" 2 "one file: status"
+}
