@@ -396,9 +396,11 @@ t_observe_counts_each_interval_as_memcached_does() {
 
 	MC_THREADS=2 start_memcached
 	load_memcached -F 16 -T 2 -l 12
-	# As long as the load: observe's 6 s start when its programs are
-	# loaded, which under this load once took longer than 2.7 s.
-	$MC_STATS sample "$DPORT" 12 > stats &
+	# Past the load: observe's 6 s start when its programs are loaded,
+	# which under this load has taken longer than 2.7 s, and once left
+	# its last interval past a sampler as long as the load. After the
+	# load memcached's count stands still, as observe's does.
+	$MC_STATS sample "$DPORT" 16 > stats &
 	sleep 0.3
 	timeout -k 5 "$BOUND" "$NETSTAGE" observe --port "$DPORT" -l 6 \
 		--all-samples=s.csv > obs.out 2> obs.err
