@@ -167,7 +167,7 @@ static void onto_shared_clock(const struct local *l, struct waterfall *w,
 /* A shared clock the stamps contradict: more apart than causality lets. */
 static void check_shared_clock(const struct waterfall *w, const char *clock)
 {
-	double off = ((double)w->clock.base_ns + w->clock.offset_ns) / 1e3;
+	double off = clock_offset_ns(&w->clock) / 1e3;
 
 	if (w->has_clock && fabs(off) > w->clock.causal_ns / 1e3)
 		log_err("--clock %s: the stamps put the two hosts' clocks "

@@ -54,7 +54,7 @@ static void clock_meta(FILE *f, const struct waterfall *w)
 	fprintf(f, ",\"clock\":{\"aligned\":%d,\"offset_us\":%.3f,"
 		"\"drift_ppm\":%.3f,\"bound_us\":%.3f,"
 		"\"causal_bound_us\":%.3f,\"negative_legs\":%ld}",
-		w->aligned, ((double)c->base_ns + c->offset_ns) / 1e3,
+		w->aligned, clock_offset_ns(c) / 1e3,
 		c->drift_ppm, c->bound_ns / 1e3, c->causal_ns / 1e3,
 		c->negative);
 }

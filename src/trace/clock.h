@@ -70,6 +70,12 @@ struct clock_fit {
  */
 int clock_fit(const struct clock_exchange *x, long n, struct clock_fit *f);
 
+/* Server clock - client clock at t0, ns, as one number (for show). */
+static inline double clock_offset_ns(const struct clock_fit *f)
+{
+	return (double)f->base_ns + f->offset_ns;
+}
+
 /* A server stamp on the client's clock, by the fit, to the ns. */
 uint64_t clock_to_client(const struct clock_fit *f, uint64_t server_ns);
 

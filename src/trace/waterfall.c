@@ -123,7 +123,7 @@ static void fit_clocks(struct waterfall *w, struct clock_exchange *chained,
  */
 static int two_clocks(const struct waterfall *w)
 {
-	double off = (double)w->clock.base_ns + w->clock.offset_ns;
+	double off = clock_offset_ns(&w->clock);
 
 	if (w->clocks != WATERFALL_CLOCKS_AUTO)
 		return w->clocks == WATERFALL_CLOCKS_TWO;
@@ -240,7 +240,7 @@ static void clock_kv(const struct clock_fit *f, int aligned,
 #define KEY(name) (snprintf(key, sizeof(key), "%s%s", key_prefix, name), key)
 	kv_int(out, KEY("clock_aligned"), aligned);
 	kv_num(out, KEY("clock_offset_us"),
-	       ((double)f->base_ns + f->offset_ns) / 1e3, 3);
+	       clock_offset_ns(f) / 1e3, 3);
 	kv_num(out, KEY("clock_drift_ppm"), f->drift_ppm, 3);
 	kv_num(out, KEY("clock_bound_us"), f->bound_ns / 1e3, 3);
 	kv_num(out, KEY("clock_causal_bound_us"), f->causal_ns / 1e3, 3);
@@ -288,7 +288,7 @@ static void print_row(FILE *f, int depth, const char *name,
 static void print_clocks(const struct waterfall *w, FILE *f)
 {
 	const struct clock_fit *c = &w->clock;
-	double off = ((double)c->base_ns + c->offset_ns) / 1e3;
+	double off = clock_offset_ns(c) / 1e3;
 
 	if (w->aligned)
 		fprintf(f, "  clocks: the server's aligned, %+.3f us and %+.3f "
