@@ -141,27 +141,16 @@ static int clocks_of(const struct run_results *a, const struct run_results *b)
 }
 
 /*
- * --clock realtime or tai: the server's stamps onto that clock as each
- * host keeps it (disciplined by PTP, say), and from there onto the
- * client's monotonic one; then both count as one clock, and the fit
- * checks the claim.
+ * --clock realtime or tai: how far the server's stamps move onto the
+ * client's monotonic clock through that one, as each host keeps it
+ * (disciplined by PTP, say).
  */
-static void onto_shared_clock(const struct local *l, struct waterfall *w,
-			      const char *clock)
+static int64_t shared_clock_shift(const struct local *l, const char *clock)
 {
 	const struct run_results *c = l->side[0], *s = l->side[1];
-	int tai = !strcmp(clock, "tai");
-	int64_t shift = tai ? s->tai_ns - c->tai_ns :
-			      s->realtime_ns - c->realtime_ns;
-	struct join_table *t = &w->t[1];
-	long i;
-	int b;
 
-	for (i = 0; i < t->n; i++)
-		for (b = 0; b < NS_B_COUNT; b++)
-			if (t->r[i].b[b])
-				t->r[i].b[b] += (uint64_t)shift;
-	w->clocks = WATERFALL_CLOCKS_ONE;
+	return !strcmp(clock, "tai") ? s->tai_ns - c->tai_ns :
+				       s->realtime_ns - c->realtime_ns;
 }
 
 /* A shared clock the stamps contradict: more apart than causality lets. */
@@ -181,7 +170,7 @@ struct waterfall *local_waterfall(const struct local *l, int keep,
 {
 	int shared = clock && strcmp(clock, "monotonic");
 	struct waterfall *w;
-	int i;
+	int i, rc;
 
 	if (!l->side[0] || !l->side[1])
 		return NULL;
@@ -191,16 +180,19 @@ struct waterfall *local_waterfall(const struct local *l, int keep,
 	w->clocks = clocks_of(l->side[0], l->side[1]);
 	for (i = 0; i < 2; i++)
 		run_results_table(l->side[i], &w->t[i]);
-	if (shared)
-		onto_shared_clock(l, w, clock);
-	if (w->clocks == WATERFALL_CLOCKS_TWO && !join_by_seq(w->t, 2)) {
-		/* Paired by time: across two clocks nothing pairs. */
+	if (shared) {
+		/* Both on that clock, then: the fit checks the claim. */
+		w->server_shift_ns = shared_clock_shift(l, clock);
+		w->clocks = WATERFALL_CLOCKS_ONE;
+	}
+	if (!w->t[0].n)
+		return w;
+	rc = waterfall_join(w, 1);
+	if (rc == WATERFALL_NEEDS_ONE_CLOCK)
 		log_err("the two ends run on two hosts' clocks: %s records "
 			"join by time, which needs one clock; no waterfall",
 			l->side[0]->workload);
-		return w;
-	}
-	if (!w->t[0].n || waterfall_join(w, 1))
+	if (rc)
 		return w;
 	/* Said even when the claim leaves nothing joined: why it did. */
 	if (shared)

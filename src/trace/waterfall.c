@@ -90,31 +90,33 @@ static int exchange_of(const struct join_rec *c, const struct join_rec *r,
 	return x->c_tx && x->c_rx && x->s_rx && x->s_tx;
 }
 
-/*
- * A client and a server: their clocks fitted from every exchange of the
- * sample. Paired by number (tcp_rr), before any time is compared: the
- * server's clock may be anywhere. Paired by time (udp_rr, tcp_crr),
- * only as the join pairs them, on one clock: `chained` holds those.
- */
-static void fit_clocks(struct waterfall *w, struct clock_exchange *chained,
-		       long nchained)
+/* Two ends: the clocks fitted from the n exchanges in ex. */
+static void fit_clocks(struct waterfall *w, const struct clock_exchange *ex,
+		       long n)
 {
-	struct clock_exchange *ex = chained;
-	const struct join_rec *r;
-	long i, n = nchained;
-
-	if (join_by_seq(w->t, w->n)) {
-		ex = xcalloc(w->t[0].n ? w->t[0].n : 1, sizeof(*ex));
-		for (i = n = 0; i < w->t[0].n; i++) {
-			const struct join_rec *c = &w->t[0].r[i];
-
-			if (!c->slowest && (r = join_numbered(&w->t[1], c)))
-				n += exchange_of(c, r, &ex[n]);
-		}
-	}
 	w->has_clock = !clock_fit(ex, n, &w->clock);
-	if (ex != chained)
-		free(ex);
+}
+
+/*
+ * Paired by number (tcp_rr): every exchange of the sample, before any
+ * time is compared, since the server's clock may be anywhere. (Paired
+ * by time, udp_rr and tcp_crr fit from the join's pairs, one clock.)
+ */
+static void fit_numbered(struct waterfall *w)
+{
+	struct clock_exchange *ex;
+	const struct join_rec *r;
+	long i, n = 0;
+
+	ex = xcalloc(w->t[0].n ? w->t[0].n : 1, sizeof(*ex));
+	for (i = 0; i < w->t[0].n; i++) {
+		const struct join_rec *c = &w->t[0].r[i];
+
+		if (!c->slowest && (r = join_numbered(&w->t[1], c)))
+			n += exchange_of(c, r, &ex[n]);
+	}
+	fit_clocks(w, ex, n);
+	free(ex);
 }
 
 /*
@@ -130,19 +132,24 @@ static int two_clocks(const struct waterfall *w)
 	return fabs(off) > w->clock.causal_ns;
 }
 
-/* The server's stamps moved onto the client's clock by the fit. */
-static void align_server(struct waterfall *w)
+/*
+ * The server's stamps moved onto the client's clock: by the fit f, or
+ * (f NULL) by server_shift_ns, what a clock both hosts keep says.
+ */
+static void move_server(struct waterfall *w, const struct clock_fit *f)
 {
 	struct join_table *t = &w->t[1];
+	uint64_t *x;
 	long i;
 	int b;
 
 	for (i = 0; i < t->n; i++)
-		for (b = 0; b < NS_B_COUNT; b++)
-			if (t->r[i].b[b])
-				t->r[i].b[b] = clock_to_client(&w->clock,
-							       t->r[i].b[b]);
-	w->aligned = 1;
+		for (b = 0; b < NS_B_COUNT; b++) {
+			x = &t->r[i].b[b];
+			if (*x)
+				*x = f ? clock_to_client(f, *x) :
+					 *x + (uint64_t)w->server_shift_ns;
+		}
 }
 
 int waterfall_join(struct waterfall *w, int nested)
@@ -152,6 +159,9 @@ int waterfall_join(struct waterfall *w, int nested)
 	long i, nex = 0;
 	int k, rc, hop, by_seq;
 
+	by_seq = join_by_seq(w->t, w->n);
+	if (w->clocks == WATERFALL_CLOCKS_TWO && !by_seq)
+		return WATERFALL_NEEDS_ONE_CLOCK;
 	if ((nested ? join_plan_nested : join_plan)(w->t, w->n, &w->plan))
 		return -1;
 	w->row = xcalloc(w->plan.nrows, sizeof(*w->row));
@@ -159,11 +169,14 @@ int waterfall_join(struct waterfall *w, int nested)
 		hist_reset(&w->row[k]);
 	hist_reset(&w->total);
 	join_prepare(w->t, w->n);
-	by_seq = join_by_seq(w->t, w->n);
+	if (w->server_shift_ns && w->n == 2)
+		move_server(w, NULL);
 	if (by_seq) {
-		fit_clocks(w, NULL, 0);
-		if (w->has_clock && two_clocks(w))
-			align_server(w);
+		fit_numbered(w);
+		if (w->has_clock && two_clocks(w)) {
+			move_server(w, &w->clock);
+			w->aligned = 1;
+		}
 	} else if (w->n == 2) {
 		ex = xcalloc(w->t[0].n ? w->t[0].n : 1, sizeof(*ex));
 	}

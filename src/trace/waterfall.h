@@ -56,8 +56,17 @@ struct waterfall {
 	 */
 	enum { WATERFALL_CLOCKS_AUTO, WATERFALL_CLOCKS_ONE,
 	       WATERFALL_CLOCKS_TWO } clocks;
+	/*
+	 * Set by the caller (--clock realtime or tai): the server's stamps
+	 * moved by this first, the two hosts' shared clock's difference
+	 * between their monotonic ones; clocks is then ONE.
+	 */
+	int64_t server_shift_ns;
 	int aligned;
 };
+
+/* waterfall_join(): two clocks, and records that pair only by time. */
+#define WATERFALL_NEEDS_ONE_CLOCK (-2)
 
 #define WATERFALL_KEPT_HEAD 6
 
@@ -71,7 +80,9 @@ static inline const uint64_t *waterfall_kept(const struct waterfall *w,
 /*
  * Join every client record of the w->n tables (sorted, named) along
  * the plan join_plan() or, nested, join_plan_nested() makes (n = 1:
- * one side's own stages). -1 if there is no such plan.
+ * one side's own stages). -1 if there is no such plan,
+ * WATERFALL_NEEDS_ONE_CLOCK if clocks is TWO and the records pair only
+ * by time.
  */
 int waterfall_join(struct waterfall *w, int nested);
 

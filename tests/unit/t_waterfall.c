@@ -221,6 +221,32 @@ static void t_asymmetry_is_halved(void **state)
 	waterfall_free(&w);
 }
 
+/*
+ * A clock both hosts keep (--clock realtime or tai): the server's
+ * stamps moved by the caller's shift, then one clock; records that
+ * pair only by time refuse two clocks.
+ */
+static void t_shared_clock_and_time_pairs(void **state)
+{
+	struct waterfall w;
+	struct kv_list kv = { 0 };
+
+	make(&w, 5000000, 0, 0);
+	w.clocks = WATERFALL_CLOCKS_ONE;
+	w.server_shift_ns = -5000000;
+	keys_of(&w, &kv);
+	assert_int_equal(w.aligned, 0);
+	assert_true(fabs(key(&kv, "clock_offset_us")) <= 0.002);
+	kv_free(&kv);
+	waterfall_free(&w);
+	make(&w, 0, 0, 0);
+	w.t[0].side = NS_CLIENT_UDP;
+	w.t[1].side = NS_SERVER_UDP;
+	w.clocks = WATERFALL_CLOCKS_TWO;
+	assert_int_equal(waterfall_join(&w, 1), WATERFALL_NEEDS_ONE_CLOCK);
+	waterfall_free(&w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -228,6 +254,7 @@ int main(void)
 		cmocka_unit_test(t_two_clocks_aligned),
 		cmocka_unit_test(t_auto),
 		cmocka_unit_test(t_asymmetry_is_halved),
+		cmocka_unit_test(t_shared_clock_and_time_pairs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
