@@ -421,22 +421,31 @@ int client_joins_server(const struct options *o)
 	return o->client && !o->local && !o->raw && o->trace == 1;
 }
 
+/* Every test, until one says no more: the exit status. */
+static int run_tests(struct client *c)
+{
+	double tput[MAX_ITER];
+	int rc = 0, n = 0;
+
+	while (one_test(c, tput, &n, &rc))
+		;
+	return rc;
+}
+
 /*
  * Both ends' models, once the tests are done: every output of them
  * made as --local makes it (local_out.h).
  */
-static int client_run_joined(struct client *c)
+static int run_tests_joined(struct client *c)
 {
 	struct local l = { 0 };
-	int rc = 0, n = 0;
-	double tput[MAX_ITER];
+	int rc;
 
 	if (local_probe_outputs(c->o))
 		return EXIT_RUNTIME;
 	local_take_files(&l, c->o);
 	side_results_to(local_keep_client, &l);
-	while (one_test(c, tput, &n, &rc))
-		;
+	rc = run_tests(c);
 	side_results_to(NULL, NULL);
 	l.side[1] = c->peer;
 	c->peer = NULL;
@@ -449,19 +458,13 @@ static int client_run_joined(struct client *c)
 int client_run(struct options *o, const struct workload *wl)
 {
 	struct client *c = xcalloc(1, sizeof(*c));
-	double tput[MAX_ITER];
-	int rc = 0, n = 0;
+	int rc;
 
 	c->o = o;
 	c->wl = wl;
 	c->ctl = -1;
 	c->joins = client_joins_server(o);
-	if (c->joins)
-		rc = client_run_joined(c);
-	else
-		while (one_test(c, tput, &n, &rc))
-			;
-	run_results_free(c->peer);
+	rc = c->joins ? run_tests_joined(c) : run_tests(c);
 	free(c);
 	return rc;
 }

@@ -170,20 +170,15 @@ int main(int argc, char **argv)
 	char err[320];
 	int rc;
 
-	if (argc > 1 && !strcmp(argv[1], "merge")) {
-		/* It reads files only: it needs no right at all. */
+	if (argc > 1 && (!strcmp(argv[1], "join") ||
+			 !strcmp(argv[1], "merge"))) {
+		/* They read files only: they need no right at all. */
 		if (privs_none(err, sizeof(err))) {
 			log_err("%s", err);
 			return EXIT_RUNTIME;
 		}
-		return merge_main(argc - 1, argv + 1);
-	}
-	if (argc > 1 && !strcmp(argv[1], "join")) {
-		if (privs_none(err, sizeof(err))) {
-			log_err("%s", err);
-			return EXIT_RUNTIME;
-		}
-		return join_main(argc - 1, argv + 1);
+		return (argv[1][0] == 'j' ? join_main : merge_main)(argc - 1,
+								    argv + 1);
 	}
 	wl = pick(&argc, &argv);
 

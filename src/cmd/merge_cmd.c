@@ -32,23 +32,26 @@ struct merge {
 static int refuse(const struct merge *m)
 {
 	const struct run_json *a = &m->run[0];
-	int i;
+	int i, f;
 
 	for (i = 1; i < m->n; i++) {
 		const struct run_json *b = &m->run[i];
-		const char *what = strcmp(a->workload, b->workload) ? "workload" :
-				   strcmp(a->role, b->role) ? "role" :
-				   strcmp(a->request, b->request) ?
-				   "request size" :
-				   strcmp(a->response, b->response) ?
-				   "response size" : NULL;
+		const struct {
+			const char *what, *x, *y;
+		} field[] = {
+			{ "workload", a->workload, b->workload },
+			{ "role", a->role, b->role },
+			{ "request size", a->request, b->request },
+			{ "response size", a->response, b->response },
+		};
 
-		if (what) {
-			log_err("merge: %s and %s differ in %s (%s %s, %s %s): "
-				"they do not merge", m->path[0], m->path[i], what,
-				a->workload, a->role, b->workload, b->role);
-			return -1;
-		}
+		for (f = 0; f < (int)ARRAY_SIZE(field); f++)
+			if (strcmp(field[f].x, field[f].y))
+				return log_err("merge: %s and %s differ in %s "
+					       "(%s, %s): they do not merge",
+					       m->path[0], m->path[i],
+					       field[f].what, field[f].x,
+					       field[f].y), -1;
 	}
 	return 0;
 }
@@ -124,10 +127,10 @@ static void totals_kv(const struct merge *m, struct kv_list *kv)
 	 * At once: the rates add. One after another: the rate of the
 	 * whole, each run weighed by its length, as if one long run.
 	 */
-	if (!m->concurrent && !a->mbps)
+	if (!m->concurrent && a->mbps)
+		return;		/* no byte count to make one of: none */
+	if (!m->concurrent)
 		tput = secs > 0 ? tx / secs : 0;
-	else if (!m->concurrent)
-		tput = NAN;
 	kv_num(kv, a->mbps ? "throughput_Mbps" : "throughput", tput, 2);
 }
 

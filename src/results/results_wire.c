@@ -417,11 +417,12 @@ struct run_results *results_recv(int fd, int timeout_ms, uint64_t max_len,
 	}
 	b.off = 8;
 	plen = wget_u64(&b);
-	if (plen > RESULTS_MAX_LEN || plen > max_len) {
+	if (max_len > RESULTS_MAX_LEN)
+		max_len = RESULTS_MAX_LEN;
+	if (plen > max_len) {
 		snprintf(err, len, "a results frame of %llu bytes, more than "
 			 "the %llu taken", (unsigned long long)plen,
-			 (unsigned long long)(max_len < RESULTS_MAX_LEN ?
-					      max_len : RESULTS_MAX_LEN));
+			 (unsigned long long)max_len);
 		return NULL;
 	}
 	p = xcalloc(1, sizeof(hdr) + plen);

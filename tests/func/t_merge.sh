@@ -30,6 +30,25 @@ for q in (50, 90, 99):
     # One bucket: a bucket is 1/128 of its value wide.
     assert abs(got - want) <= hi - lo + 0.002, (q, got, want)
     print(f"p{q}: merged {got:.3f} us, from the buckets {want:.3f} us")
+# Each stage every run has (traced runs), its p50 the same way.
+docs = [json.load(open(p)) for p in sys.argv[2:]]
+docs = [d.get("client", d) for d in docs]
+names = set.intersection(*(set(d.get("stages", {})) for d in docs))
+for name in sorted(names):
+    b, n = {}, 0
+    for d in docs:
+        for lo, hi, c in d["stages"][name]["buckets"]:
+            b[(lo, hi)] = b.get((lo, hi), 0) + c
+            n += c
+    rank, seen = max(1, -(-50 * n // 100)), 0
+    for (lo, hi), c in sorted(b.items()):
+        seen += c
+        if seen >= rank:
+            break
+    got = float(kv["stage_%s_p50_us" % name])
+    assert abs(got - (lo + hi) / 2) <= hi - lo + 0.002, (name, got, lo, hi)
+if names:
+    print(f"{len(names)} stages' p50 from their buckets")
 PY
 }
 
@@ -73,9 +92,12 @@ assert d['merge']['merge_runs'] == 2 and len(d['runs']) == 2, d"
 t_merge_repeated_runs_and_refusals() {
 	local rc
 
-	ns tcp_rr --local -l 1 -q --json a.json > /dev/null 2>&1
-	ns tcp_rr --local -l 1 -q --json b.json > /dev/null 2>&1
+	# Traced where it can be (root): the stages merge too.
+	ns tcp_rr --local -l 1 -q --trace --json a.json > /dev/null 2>&1
+	ns tcp_rr --local -l 1 -q --trace --json b.json > /dev/null 2>&1
 	ns merge a.json b.json > m.out 2> m.err
+	[ "$(id -u)" -ne 0 ] || grep -q '^stage_wakeup_p50_us=' m.out ||
+		fail "no merged stages"
 	expect_eq "$(key m.out merge_kind)" repeated "kind"
 	python3 -c "
 import json

@@ -47,6 +47,11 @@ t_two_hosts_one_clock() {
 		"legs below zero"
 	expect_eq "$(key one.out server.trace_status)" records \
 		"the server's results came"
+	# What they cost: about a record's wire size for each it kept.
+	python3 -c "
+b, n = $(key one.out client.peer_results_bytes), $(key one.out server.trace_records_kept)
+print('results frame', b, 'bytes,', n, 'records,', round(b / n), 'a record')
+assert 150 * n <= b <= 512 * n + (64 << 20), (b, n)"
 	grep -q '^  clocks: one; ' one.err || fail "the clocks line"
 	python3 - one.out <<'PY'
 import sys
