@@ -50,7 +50,9 @@ class Gets:
         i = bisect.bisect_left(self.ta, t)
         j = bisect.bisect_right(self.tq, t)
         if i == 0 or j == len(self.tq):
-            sys.exit("mc_stats: no sample of memcached around %.3f" % t)
+            sys.exit("mc_stats: no sample of memcached around %.3f (the "
+                     "samples answered %.3f to %.3f, %d of them)"
+                     % (t, self.ta[0], self.ta[-1], len(self.ta)))
         return self.answered[i - 1][1], self.asked[j][1]
 
 
