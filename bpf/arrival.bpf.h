@@ -131,6 +131,25 @@ static __always_inline __u64 first_clock(__u64 id, __u64 now)
 	return now;
 }
 
+/*
+ * The UDP datagram this CPU's softirq is taking to its socket: its
+ * skb's address and its destination port (network order). From
+ * netif_receive_skb to the wake-up call that follows its queueing is
+ * one call chain on one CPU (a batch of packets received as a list
+ * excepted: there this is the batch's last).
+ */
+struct udp_cpu {
+	__u32 w;	/* low32(skb); 0: taken by a wake-up call */
+	__u16 dport;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct udp_cpu);
+} udp_cpu SEC(".maps");
+
 #define TCPHDR_FIN 0x01
 #define ETH_P_IP 0x0800
 #define ETH_P_IPV6 0x86DD
@@ -148,6 +167,7 @@ static __always_inline void note_arrival(const struct sk_buff *skb, __u64 now)
 	__u64 net = (__u64)skb->data;
 	const struct tcphdr *th;
 	struct arrival *e, *f;
+	struct udp_cpu *u;
 	__u32 off, proto, end, k;
 	__s64 len;
 
@@ -179,6 +199,12 @@ static __always_inline void note_arrival(const struct sk_buff *skb, __u64 now)
 		e = bpf_map_lookup_elem(&arrivals, &k);
 		if (e)
 			e->t = (__u64)low32(skb) << 32 | (__u32)now;
+		k = 0;
+		u = bpf_map_lookup_elem(&udp_cpu, &k);
+		if (u) {
+			u->w = low32(skb);
+			u->dport = th->dest;
+		}
 		return;
 	}
 	len = (__s64)skb->len - off - th->doff * 4;
@@ -295,18 +321,13 @@ static __always_inline __u64 tcp_arrival(const struct sock *sk,
 	return arrival_walk(end_seq, first, (__u32)peer << 16 | local, now);
 }
 
-/* A UDP datagram's arrival, by its skb; 0: not known. */
-static __always_inline __u64 udp_arrival(const struct sk_buff *skb, __u64 now)
+/* The arrival of the UDP datagram whose skb's address is w; 0: not known. */
+static __always_inline __u64 udp_arrival_of(__u32 w, __u64 now)
 {
-	__u32 w = low32(skb), k = ARRIVAL_SLOTS + (w >> 8) % ARRIVAL_SLOTS;
+	__u32 k = ARRIVAL_SLOTS + (w >> 8) % ARRIVAL_SLOTS;
 	struct arrival *e;
 	__u64 v;
-	__s64 s;
 
-	if (!arrival_hook) {
-		s = skb->tstamp;
-		return s > real_offset ? s - real_offset : 0;
-	}
 	e = bpf_map_lookup_elem(&arrivals, &k);
 	if (!e)
 		return 0;
@@ -314,6 +335,57 @@ static __always_inline __u64 udp_arrival(const struct sk_buff *skb, __u64 now)
 	if (v >> 32 != w)
 		return 0;
 	return now - (__u32)(now - v);
+}
+
+/*
+ * Is the datagram w queued on q, within ARRIVAL_WALK of its tail?
+ * Another CPU's sender may have queued its own behind it.
+ */
+static __always_inline int udp_in_queue(const struct sk_buff_head *q,
+					__u32 w)
+{
+	const struct sk_buff *skb = q->prev;
+	__u32 head = low32(q);
+	int i;
+
+	for (i = 0; i < ARRIVAL_WALK && skb; i++) {
+		if (low32(skb) == head)
+			return 0;
+		if (low32(skb) == w)
+			return 1;
+		skb = skb->prev;
+	}
+	return 0;
+}
+
+/*
+ * The arrival of the datagram a wake-up call of UDP socket sk follows;
+ * 0: not known. It is this CPU's datagram (struct udp_cpu) if that was
+ * sent to the socket's port and is queued on it, or the queue is empty
+ * (the reader took the queue, and perhaps the datagram, before this
+ * call); else the queue's tail (a batch). Without the arrival hook, the
+ * tail's own receive stamp.
+ */
+static __always_inline __u64 udp_arrival(const struct sock *sk, __u64 now)
+{
+	const struct sk_buff *tail = sk->sk_receive_queue.prev;
+	struct udp_cpu *u;
+	__u32 k = 0, w;
+	__s64 s;
+
+	if (!arrival_hook) {
+		s = tail->tstamp;
+		return s > real_offset ? s - real_offset : 0;
+	}
+	u = bpf_map_lookup_elem(&udp_cpu, &k);
+	if (u && u->w && u->dport == bpf_htons(sk->__sk_common.skc_num) &&
+	    (!sk->sk_receive_queue.qlen ||
+	     udp_in_queue(&sk->sk_receive_queue, u->w))) {
+		w = u->w;
+		u->w = 0;
+		return udp_arrival_of(w, now);
+	}
+	return udp_arrival_of(low32(tail), now);
 }
 
 #endif

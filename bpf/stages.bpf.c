@@ -93,7 +93,7 @@ static __always_inline struct ns_sk *new_storage(const struct sock *sk,
 static __always_inline int udp_ready(const struct sock *sk, struct ns_sk *st,
 				     __u64 now)
 {
-	__u64 arrival = udp_arrival(sk->sk_receive_queue.prev, now);
+	__u64 arrival = udp_arrival(sk, now);
 	__u32 i;
 
 	if (!arrival)

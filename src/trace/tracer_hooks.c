@@ -117,17 +117,19 @@ int tracer_find_missing(struct tracer *t, char *why, size_t len)
 		return 0;
 	t->retrans_err = tp_args(vmlinux, "tcp_retransmit_skb") >= 3;
 	for (i = 0; i < NS_P_COUNT; i++) {
-		if (!tracer_hook_used(&tracer_hook_table[i], t->side, t->sched) || tracer_hook_table[i].fentry ||
-		    kernel_has(vmlinux, tracer_hook_table[i].tp_btf))
+		const struct hook *h = &tracer_hook_table[i];
+
+		if (!tracer_hook_used(h, t->side, t->sched) || h->fentry ||
+		    kernel_has(vmlinux, h->tp_btf))
 			continue;
-		if (!tracer_hook_table[i].without) {
+		if (!h->without) {
 			snprintf(why, len, "tracing off: the kernel has no %s "
-				 "tracepoint", tracer_hook_table[i].tp_btf);
+				 "tracepoint", h->tp_btf);
 			btf__free(vmlinux);
 			return -1;
 		}
 		t->missing[i] = 1;
-		t->note = tracer_hook_table[i].without;
+		t->note = h->without;
 	}
 	btf__free(vmlinux);
 	return 0;
