@@ -48,6 +48,7 @@ static void summarise_retrans(struct trace_summary *ts, struct tracer *t)
 	ts->retransmits = tracer_retrans(t, &log, &n);
 	ts->retransmitted = retrans_transactions(log, n, ts->side);
 	ts->retrans_partial = n == NS_RETRANS_LOG;
+	ts->retrans_logged = n;
 }
 
 void trace_mark_retrans(const struct trace_summary *ts, struct tracer *t,
@@ -60,6 +61,8 @@ void trace_mark_retrans(const struct trace_summary *ts, struct tracer *t,
 	if (!ts->has_retrans || !ts->retransmits)
 		return;
 	tracer_retrans(t, &log, &nlog);
+	if (nlog > ts->retrans_logged)
+		nlog = ts->retrans_logged;
 	for (i = 0; i < n; i++)
 		if (tw[i])
 			retrans_mark(tw[i]->recs, tw[i]->nrecs, ts->side,

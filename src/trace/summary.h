@@ -44,6 +44,11 @@ struct trace_summary {
 	int has_retrans, retrans_partial;
 	uint64_t retransmits, retransmitted;
 	/*
+	 * The log's entries these counts read: records are marked from
+	 * them alone, though BPF may log more as observe drains.
+	 */
+	uint32_t retrans_logged;
+	/*
 	 * --trace-sample or --trace-control, a client: timed p50 less
 	 * untimed p50, in the run (src/trace/inrun.h); has_inrun 1 with its
 	 * interval, 2 without.
