@@ -4,7 +4,11 @@
   mc_stats.py sample PORT SECONDS > stats.txt
       asks memcached for its stats over and over on one connection, and
       prints "time rtt cmd_get" a line (time: CLOCK_MONOTONIC, the clock
-      of observe's samples.csv, at the middle of the round trip).
+      of observe's samples.csv, at the middle of the round trip), until
+      SIGTERM (then after the round trip under way: the test stops it
+      once observe is done, however late observe began) or SECONDS.
+      Each line is written as it is known: the test starts observe
+      once the first is there.
   mc_stats.py check stats.txt samples.csv INTERVAL MAX_ERROR
       memcached's gets in each of observe's intervals, bounded by the
       samples around the intervals' ends, and the stats requests of
@@ -13,16 +17,25 @@
       fraction) outside the bounds.
 """
 import bisect
+import signal
 import socket
 import sys
 import time
 
+stopped = False
+
+
+def stop(signum, frame):
+    global stopped
+    stopped = True
+
 
 def sample(port, seconds):
+    signal.signal(signal.SIGTERM, stop)
     s = socket.create_connection(("127.0.0.1", port))
     end = time.monotonic() + seconds
     buf = b""
-    while time.monotonic() < end:
+    while time.monotonic() < end and not stopped:
         t0 = time.monotonic()
         s.sendall(b"stats\r\n")
         while not buf.endswith(b"END\r\n"):
@@ -31,7 +44,8 @@ def sample(port, seconds):
         for line in buf.split(b"\r\n"):
             if line.startswith(b"STAT cmd_get "):
                 print("%.9f %.9f %s" % ((t0 + t1) / 2, t1 - t0,
-                                        line.split()[2].decode()))
+                                        line.split()[2].decode()),
+                      flush=True)
         buf = b""
 
 

@@ -396,14 +396,23 @@ t_observe_counts_each_interval_as_memcached_does() {
 
 	MC_THREADS=2 start_memcached
 	load_memcached -F 16 -T 2 -l 12
-	# Past the load: observe's 6 s start when its programs are loaded,
-	# which under this load has taken longer than 2.7 s, and once left
-	# its last interval past a sampler as long as the load. After the
-	# load memcached's count stands still, as observe's does.
-	$MC_STATS sample "$DPORT" 16 > stats &
-	sleep 0.3
+	# The sampler runs until observe is done: observe's 6 s start
+	# when its programs are loaded, which under this load has taken
+	# longer than 2.7 s, and twice left its last interval past a
+	# sampler of a set length (12 s, then 16 s). After the load
+	# memcached's count stands still, as observe's does.
+	$MC_STATS sample "$DPORT" 60 > stats &
+	local sampler=$! i
+	# Its first answer before observe's first interval: under this
+	# load the sampler took longer than 0.3 s to start.
+	for i in $(seq 200); do
+		[ -s stats ] && break
+		sleep 0.05
+	done
 	timeout -k 5 "$BOUND" "$NETSTAGE" observe --port "$DPORT" -l 6 \
 		--all-samples=s.csv > obs.out 2> obs.err
+	sleep 0.2
+	kill -TERM "$sampler"
 	wait %2 %3
 	expect_eq "$(key obs.out trace_lost)" 0 "lost"
 	expect_eq "$(grep -c 'events lost in BPF' obs.err)" 0 "intervals that lost"
