@@ -19,8 +19,12 @@ FUZZ="libclang-rt-dev"
 # nodejs runs Chrome's trace engine on the --perfetto file (below).
 # strace shows which socket options a data socket gets before connect().
 # prometheus scrapes observe --listen and answers histogram_quantile().
+# ansible-core runs deploy/ansible/fleet.yml against "hosts" that are
+# network namespaces, each with its own sshd (openssh-server; Debian's
+# policy starts no service of it here).
 TEST="python3 python3-jsonschema iproute2 procps nftables memcached socat \
-haproxy valgrind chromium nodejs strace prometheus"
+haproxy valgrind chromium nodejs strace prometheus ansible-core \
+openssh-server"
 # Debian ships npm apart from nodejs; NodeSource's nodejs has it inside.
 command -v npm > /dev/null || TEST="$TEST npm"
 PKGS="$BUILD $BPF $FUZZ $TEST ${EXTRA_PKGS:-}"

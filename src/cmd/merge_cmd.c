@@ -17,13 +17,16 @@
 #include "cmd/run.h"
 
 #define MERGE_USAGE "usage: netstage merge RESULT.json RESULT.json ... " \
-	"[--output-format kv|json] (--json files of runs of one workload; " \
-	"docs/usage.md, Merging runs)"
+	"[--missing NAME]... [--output-format kv|json] (--json files of " \
+	"runs of one workload; docs/usage.md, Merging runs)"
 
 struct merge {
 	struct run_json *run;
 	const char **path;
 	int n;
+	/* --missing: runs that gave no result (a host that failed) */
+	const char **missing;
+	int nmissing;
 	int concurrent;
 	int json;
 };
@@ -106,6 +109,25 @@ static int stage_merged(const struct merge *m, const char *name,
 	return 0;
 }
 
+/*
+ * Runs the merge lacks, named by the caller (a fleet's failed hosts):
+ * the whole is then of fewer runs than were meant, and says so.
+ */
+static void missing_kv(const struct merge *m, struct kv_list *kv)
+{
+	char names[1024] = "";
+	size_t len = 0;
+	int i;
+
+	kv_int(kv, "merge_missing_count", m->nmissing);
+	if (!m->nmissing)
+		return;
+	for (i = 0; i < m->nmissing && len < sizeof(names); i++)
+		len += snprintf(names + len, sizeof(names) - len, "%s%s",
+				i ? "," : "", m->missing[i]);
+	kv_str(kv, "merge_missing", names);
+}
+
 static void totals_kv(const struct merge *m, struct kv_list *kv)
 {
 	const struct run_json *a = &m->run[0];
@@ -120,6 +142,7 @@ static void totals_kv(const struct merge *m, struct kv_list *kv)
 	}
 	kv_str(kv, "merge_kind", m->concurrent ? "concurrent" : "repeated");
 	kv_int(kv, "merge_runs", m->n);
+	missing_kv(m, kv);
 	kv_str(kv, "workload", a->workload);
 	kv_str(kv, "role", a->role);
 	kv_uint(kv, "num_transactions", tx);
@@ -213,6 +236,7 @@ static int parse_args(struct merge *m, int argc, char **argv)
 	int i;
 
 	m->path = xcalloc(argc, sizeof(*m->path));
+	m->missing = xcalloc(argc, sizeof(*m->missing));
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			puts(MERGE_USAGE);
@@ -226,13 +250,18 @@ static int parse_args(struct merge *m, int argc, char **argv)
 			 (!strcmp(argv[i], "--output-format") &&
 			  i + 1 < argc && !strcmp(argv[i + 1], "kv") && ++i))
 			m->json = 0;
+		else if (!strcmp(argv[i], "--missing") && i + 1 < argc)
+			m->missing[m->nmissing++] = argv[++i];
+		else if (!strncmp(argv[i], "--missing=", 10))
+			m->missing[m->nmissing++] = argv[i] + 10;
 		else if (argv[i][0] == '-')
 			return log_err("merge: %s: not an option of merge; %s",
 				       argv[i], MERGE_USAGE), EXIT_USAGE;
 		else
 			m->path[m->n++] = argv[i];
 	}
-	if (m->n < 2)
+	/* One run is a merge only beside the runs it lacks. */
+	if (m->n < (m->nmissing ? 1 : 2))
 		return log_err("%s", MERGE_USAGE), EXIT_USAGE;
 	return 0;
 }
@@ -260,10 +289,14 @@ int merge_main(int argc, char **argv)
 	}
 	m.concurrent = concurrent(&m);
 	print(&m);
+	if (m.nmissing)
+		log_err("merge: %d of %d runs gave no result: the whole "
+			"lacks them", m.nmissing, m.n + m.nmissing);
 out:
 	for (i = 0; i < read; i++)
 		run_json_free(&m.run[i]);
 	free(m.run);
 	free(m.path);
+	free(m.missing);
 	return rc < 0 ? 0 : rc;
 }

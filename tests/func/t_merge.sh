@@ -127,4 +127,15 @@ assert got < 1.5 * max(x['throughput'] for x in r), got"
 	rc=0
 	ns merge a.json > out 2> err || rc=$?
 	expect_eq "$rc" 2 "one file: status"
+	# One run beside the runs it lacks (a fleet's failed hosts) is a
+	# merge, and says what it lacks.
+	ns merge a.json --missing h5 --missing=h6 > out 2> err
+	expect_eq "$(key out merge_runs)" 1 "runs beside the missing"
+	expect_eq "$(key out merge_missing)" h5,h6 "missing"
+	expect_eq "$(key out merge_missing_count)" 2 "missing count"
+	expect_eq "$(key out num_transactions)" \
+		"$(python3 -c 'import json, sys
+d = json.load(open(sys.argv[1])); print(d.get("client", d)["results"]["num_transactions"])' a.json)" \
+		"one run's count"
+	grep -q 'merge: 2 of 3 runs gave no result' err
 }
