@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/common.h"
 #include "core/kv.h"
@@ -17,7 +18,8 @@
 #include "cmd/run.h"
 
 #define MERGE_USAGE "usage: netstage merge RESULT.json RESULT.json ... " \
-	"[--missing NAME]... [--output-format kv|json] (--json files of " \
+	"[--missing NAME]... [--output-format kv|json|human] (--json " \
+	"files of " \
 	"runs of one workload; docs/usage.md, Merging runs)"
 
 struct merge {
@@ -28,7 +30,7 @@ struct merge {
 	const char **missing;
 	int nmissing;
 	int concurrent;
-	int json;
+	int json, human;	/* --output-format; auto: human on a terminal */
 };
 
 /* Runs that do not merge: a workload, a role or a message size apart. */
@@ -128,46 +130,70 @@ static void missing_kv(const struct merge *m, struct kv_list *kv)
 	kv_str(kv, "merge_missing", names);
 }
 
+/*
+ * The whole's count and rate. At once: the rates add. One after
+ * another: the rate of the whole, each run weighed by its length, as
+ * if one long run; a stream's then has no byte count to make one of
+ * (returns 0: no rate).
+ */
+static int totals(const struct merge *m, uint64_t *tx, double *tput)
+{
+	double secs = 0;
+	int i;
+
+	*tx = 0;
+	*tput = 0;
+	for (i = 0; i < m->n; i++) {
+		*tx += m->run[i].transactions;
+		*tput += m->run[i].throughput;
+		secs += m->run[i].time_end - m->run[i].time_start;
+	}
+	if (!m->concurrent && m->run[0].mbps)
+		return 0;
+	if (!m->concurrent)
+		*tput = secs > 0 ? *tx / secs : 0;
+	return 1;
+}
+
 static void totals_kv(const struct merge *m, struct kv_list *kv)
 {
 	const struct run_json *a = &m->run[0];
-	double tput = 0, secs = 0;
-	uint64_t tx = 0;
-	int i;
+	double tput;
+	uint64_t tx;
+	int rate = totals(m, &tx, &tput);
 
-	for (i = 0; i < m->n; i++) {
-		tx += m->run[i].transactions;
-		tput += m->run[i].throughput;
-		secs += m->run[i].time_end - m->run[i].time_start;
-	}
 	kv_str(kv, "merge_kind", m->concurrent ? "concurrent" : "repeated");
 	kv_int(kv, "merge_runs", m->n);
 	missing_kv(m, kv);
 	kv_str(kv, "workload", a->workload);
 	kv_str(kv, "role", a->role);
 	kv_uint(kv, "num_transactions", tx);
-	/*
-	 * At once: the rates add. One after another: the rate of the
-	 * whole, each run weighed by its length, as if one long run.
-	 */
-	if (!m->concurrent && a->mbps)
-		return;		/* no byte count to make one of: none */
-	if (!m->concurrent)
-		tput = secs > 0 ? tx / secs : 0;
-	kv_num(kv, a->mbps ? "throughput_Mbps" : "throughput", tput, 2);
+	if (rate)
+		kv_num(kv, a->mbps ? "throughput_Mbps" : "throughput", tput,
+		       2);
+}
+
+/* The runs' latency histograms as one (h), or 0 if they have none. */
+static int merged_latency(const struct merge *m, struct hist *h)
+{
+	int i;
+
+	if (!m->run[0].has_lat)
+		return 0;
+	hist_reset(h);
+	for (i = 0; i < m->n; i++)
+		hist_merge(h, &m->run[i].lat);
+	return 1;
 }
 
 static void merged_kv(const struct merge *m, struct kv_list *kv)
 {
 	struct hist *h = xcalloc(1, sizeof(*h));
 	char name[64];
-	int i, k;
+	int k;
 
 	totals_kv(m, kv);
-	if (m->run[0].has_lat) {
-		hist_reset(h);
-		for (i = 0; i < m->n; i++)
-			hist_merge(h, &m->run[i].lat);
+	if (merged_latency(m, h)) {
 		kv_uint(kv, "latency_count", h->count);
 		hist_kv(kv, "latency", h, 1);
 	}
@@ -200,12 +226,74 @@ static void run_kv(const struct merge *m, int i, struct kv_list *kv)
 	kv_num(kv, "time_end", r->time_end, 6);
 }
 
+/* One row of the terminal's table: a run, or the whole. */
+static void human_row(const char *name, uint64_t tx, double tput, int rate,
+		      const struct hist *lat, double cpu)
+{
+	printf("  %-32s %12llu", name, (unsigned long long)tx);
+	if (rate)
+		printf(" %12.2f", tput);
+	else
+		printf(" %12s", "-");
+	if (lat)
+		printf(" %10.2f %10.2f", hist_percentile(lat, 50) / 1e3,
+		       hist_percentile(lat, 99) / 1e3);
+	if (cpu >= 0)
+		printf(" %6.2f", cpu);
+	putchar('\n');
+}
+
+/* On a terminal: the runs, the whole beneath them, its stages. */
+static void print_human(const struct merge *m)
+{
+	const struct run_json *a = &m->run[0];
+	struct hist *h = xcalloc(1, sizeof(*h));
+	int i, k, rate, lat;
+	double tput;
+	uint64_t tx;
+
+	rate = totals(m, &tx, &tput);
+	lat = merged_latency(m, h);
+	printf("netstage merge: %d %s runs of %s, %s (%s)\n", m->n,
+	       a->role, a->workload, m->concurrent ? "at once, rates added" :
+	       "one after another, the whole's rate",
+	       m->concurrent ? "concurrent" : "repeated");
+	printf("  %-32s %12s %12s", "run", "transactions",
+	       a->mbps ? "Mbit/s" : "per s");
+	if (lat)
+		printf(" %10s %10s", "p50 us", "p99 us");
+	printf(" %6s\n", "cpu %");
+	for (i = 0; i < m->n; i++)
+		human_row(m->path[i], m->run[i].transactions,
+			  m->run[i].throughput, 1,
+			  lat ? &m->run[i].lat : NULL, m->run[i].cpu_util);
+	human_row("= merged", tx, tput, rate, lat ? h : NULL, -1);
+	for (i = 0; i < m->nmissing; i++)
+		printf("  %-32s no result: the whole lacks it\n",
+		       m->missing[i]);
+	for (k = 0, i = 0; k < a->nstages; k++) {
+		if (stage_merged(m, a->stage[k], h))
+			continue;
+		if (!i++)
+			printf("  stages, merged (us)          p50        "
+			       "p99\n");
+		printf("  %-24s %10.2f %10.2f\n", a->stage[k],
+		       hist_percentile(h, 50) / 1e3,
+		       hist_percentile(h, 99) / 1e3);
+	}
+	free(h);
+}
+
 static void print(const struct merge *m)
 {
 	struct kv_list total = { 0 }, one = { 0 };
 	char prefix[32];
 	int i;
 
+	if (m->human) {
+		print_human(m);
+		return;
+	}
 	merged_kv(m, &total);
 	if (m->json) {
 		fputs("{\"merge\": {\n", stdout);
@@ -231,26 +319,43 @@ static void print(const struct merge *m)
 	kv_free(&total);
 }
 
+static int set_format(struct merge *m, const char *f)
+{
+	if (!strcmp(f, "auto")) {
+		m->json = 0;
+		m->human = isatty(STDOUT_FILENO);
+		return 0;
+	}
+	m->json = !strcmp(f, "json");
+	m->human = !strcmp(f, "human");
+	return !m->json && !m->human && strcmp(f, "kv");
+}
+
 static int parse_args(struct merge *m, int argc, char **argv)
 {
+	const char *f;
 	int i;
 
 	m->path = xcalloc(argc, sizeof(*m->path));
 	m->missing = xcalloc(argc, sizeof(*m->missing));
+	m->human = isatty(STDOUT_FILENO);
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			puts(MERGE_USAGE);
 			return -1;
 		}
-		if (!strcmp(argv[i], "--output-format=json") ||
-		    (!strcmp(argv[i], "--output-format") && i + 1 < argc &&
-		     !strcmp(argv[i + 1], "json") && ++i))
-			m->json = 1;
-		else if (!strcmp(argv[i], "--output-format=kv") ||
-			 (!strcmp(argv[i], "--output-format") &&
-			  i + 1 < argc && !strcmp(argv[i + 1], "kv") && ++i))
-			m->json = 0;
-		else if (!strcmp(argv[i], "--missing") && i + 1 < argc)
+		if (!strcmp(argv[i], "--output-format") && i + 1 < argc)
+			f = argv[++i];
+		else if (!strncmp(argv[i], "--output-format=", 16))
+			f = argv[i] + 16;
+		else
+			f = NULL;
+		if (f && set_format(m, f))
+			return log_err("merge: --output-format %s: kv, json, "
+				       "human or auto", f), EXIT_USAGE;
+		if (f)
+			continue;
+		if (!strcmp(argv[i], "--missing") && i + 1 < argc)
 			m->missing[m->nmissing++] = argv[++i];
 		else if (!strncmp(argv[i], "--missing=", 10))
 			m->missing[m->nmissing++] = argv[i] + 10;

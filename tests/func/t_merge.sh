@@ -108,6 +108,14 @@ got = float('$(key m.out throughput)')
 assert abs(got - tx / secs) < 0.01 * got, (got, tx / secs)
 assert got < 1.5 * max(x['throughput'] for x in r), got"
 	merge_check m.out a.json b.json
+	# On a terminal (here asked for): the runs, the whole, its stages,
+	# the same figures as the keys.
+	ns merge a.json b.json --output-format human > h.out
+	grep -q '^netstage merge: 2 client runs of tcp_rr, one after another' h.out
+	expect_eq "$(awk '$1 == "=" && $2 == "merged" { print $3 }' h.out)" \
+		"$(key m.out num_transactions)" "the whole's row"
+	expect_eq "$(sed -n '/stages, merged/,$p' h.out | tail -n +2 | wc -l)" \
+		"$(grep -c '^stage_.*_p50_us=' m.out)" "a row a merged stage"
 	ns tcp_stream --local -l 1 -q --json s.json > /dev/null 2>&1
 	rc=0
 	ns merge a.json s.json > out 2> err || rc=$?
