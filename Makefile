@@ -103,10 +103,11 @@ $(BUILD)/src/script/engine.o: $(BUILD)/lua/prelude.inc
 # Text as C string literals a source includes: the Lua prelude, the
 # HTML report's script and style.
 INCS := $(BUILD)/lua/prelude.inc $(BUILD)/html/report_js.inc \
-	$(BUILD)/html/report_css.inc
+	$(BUILD)/html/report_css.inc $(BUILD)/html/merge_js.inc
 $(BUILD)/lua/prelude.inc: lua/prelude.lua
 $(BUILD)/html/report_js.inc: src/output/html/report.js
 $(BUILD)/html/report_css.inc: src/output/html/report.css
+$(BUILD)/html/merge_js.inc: src/output/html/merge.js
 $(INCS):
 	@mkdir -p $(@D)
 	$(call msg,GEN,$@)sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' \
@@ -114,6 +115,8 @@ $(INCS):
 
 $(BUILD)/src/output/html_report.o: $(BUILD)/html/report_js.inc \
 	$(BUILD)/html/report_css.inc $(BUILD)/version.h
+$(BUILD)/src/output/merge_report.o: $(BUILD)/html/merge_js.inc \
+	$(BUILD)/html/report_css.inc
 
 $(BUILD)/netstage: $(OBJS)
 	$(call msg,LINK,$@)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)

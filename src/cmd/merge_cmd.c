@@ -14,12 +14,14 @@
 
 #include "core/common.h"
 #include "core/kv.h"
+#include "core/outfile.h"
+#include "output/merge_report.h"
 #include "results/run_json.h"
 #include "cmd/run.h"
 
 #define MERGE_USAGE "usage: netstage merge RESULT.json RESULT.json ... " \
-	"[--missing NAME]... [--output-format kv|json|human] (--json " \
-	"files of " \
+	"[--missing NAME]... [--output-format kv|json|human] " \
+	"[--report FILE.html] (--json files of " \
 	"runs of one workload; docs/usage.md, Merging runs)"
 
 struct merge {
@@ -31,6 +33,7 @@ struct merge {
 	int nmissing;
 	int concurrent;
 	int json, human;	/* --output-format; auto: human on a terminal */
+	const char *report;	/* --report FILE.html, or NULL */
 };
 
 /* Runs that do not merge: a workload, a role or a message size apart. */
@@ -319,6 +322,56 @@ static void print(const struct merge *m)
 	kv_free(&total);
 }
 
+/* The page of the merge, written whole or not at all. */
+static int write_report(const struct merge *m)
+{
+	struct merge_run *run = xcalloc(m->n, sizeof(*run));
+	struct merge_stage *stage = xcalloc(RUN_JSON_STAGES, sizeof(*stage));
+	struct hist *h = xcalloc(RUN_JSON_STAGES + 1, sizeof(*h));
+	struct merge_page p = {
+		.workload = m->run[0].workload, .role = m->run[0].role,
+		.concurrent = m->concurrent, .mbps = m->run[0].mbps,
+		.run = run, .nruns = m->n,
+	};
+	struct out_file o;
+	char err[320] = "";
+	int i, rc = -1;
+
+	for (i = 0; i < m->n; i++)
+		run[i] = (struct merge_run){ m->path[i],
+			m->run[i].transactions, m->run[i].throughput,
+			m->run[i].cpu_util,
+			m->run[i].has_lat ? &m->run[i].lat : NULL };
+	if (!totals(m, &p.whole.transactions, &p.whole.rate))
+		p.whole.rate = -1;
+	p.whole.name = "merged";
+	p.whole.cpu_util = -1;
+	p.whole.lat = merged_latency(m, &h[0]) ? &h[0] : NULL;
+	for (i = 0; i < m->run[0].nstages; i++)
+		if (!stage_merged(m, m->run[0].stage[i], &h[p.nstages + 1])) {
+			stage[p.nstages].name = m->run[0].stage[i];
+			stage[p.nstages].h = &h[p.nstages + 1];
+			p.nstages++;
+		}
+	p.stage = stage;
+	p.missing = m->missing;
+	p.nmissing = m->nmissing;
+	if (out_open(&o, m->report, err, sizeof(err))) {
+		log_err("merge: %s", err);
+	} else if (merge_report_write(o.f, &p) ||
+		   out_commit(&o, err, sizeof(err))) {
+		out_abort(&o);
+		log_err("merge: %s: %s", m->report, err[0] ? err :
+			"cannot write");
+	} else {
+		rc = 0;
+	}
+	free(h);
+	free(stage);
+	free(run);
+	return rc;
+}
+
 static int set_format(struct merge *m, const char *f)
 {
 	if (!strcmp(f, "auto")) {
@@ -355,7 +408,11 @@ static int parse_args(struct merge *m, int argc, char **argv)
 				       "human or auto", f), EXIT_USAGE;
 		if (f)
 			continue;
-		if (!strcmp(argv[i], "--missing") && i + 1 < argc)
+		if (!strcmp(argv[i], "--report") && i + 1 < argc)
+			m->report = argv[++i];
+		else if (!strncmp(argv[i], "--report=", 9))
+			m->report = argv[i] + 9;
+		else if (!strcmp(argv[i], "--missing") && i + 1 < argc)
 			m->missing[m->nmissing++] = argv[++i];
 		else if (!strncmp(argv[i], "--missing=", 10))
 			m->missing[m->nmissing++] = argv[i] + 10;
@@ -393,6 +450,10 @@ int merge_main(int argc, char **argv)
 		goto out;
 	}
 	m.concurrent = concurrent(&m);
+	if (m.report && write_report(&m)) {
+		rc = EXIT_RUNTIME;
+		goto out;
+	}
 	print(&m);
 	if (m.nmissing)
 		log_err("merge: %d of %d runs gave no result: the whole "

@@ -33,8 +33,7 @@ static void json_intervals(FILE *f, const struct run_results *r)
 	fputs(r->niv ? "\n  ]\n" : "]\n", f);
 }
 
-/* A histogram's non-empty buckets: [[lo_us, hi_us, count], ...]. */
-static void json_buckets(FILE *f, const struct hist *h)
+void json_buckets(FILE *f, const struct hist *h)
 {
 	uint64_t lo, hi;
 	unsigned int i;

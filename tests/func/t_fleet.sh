@@ -188,6 +188,26 @@ for q in (50, 99):
     assert abs(got - want) <= 2 * want / 128 + 0.01, (q, got, want)
     print(f"p{q}: merged {got:.3f} us, from {len(lat)} records {want:.3f} us")
 PY
+	# Traced: the fleet's stages merged, every one a client has; each
+	# client joined 99% or more of its records with the server's.
+	python3 - results h2 h3 h4 h5 <<'PY'
+import json, sys
+d = sys.argv[1]
+kv = dict(l.rstrip("\n").split("=", 1) for l in open(d + "/merged.txt")
+          if "=" in l)
+for h in sys.argv[2:]:
+    c = json.load(open(f"{d}/{h}/client.json"))
+    stages = c.get("client", c)["stages"]
+    assert stages, h
+    for s in stages:
+        assert f"stage_{s}_p50_us" in kv, (h, s)
+    out = dict(l.rstrip("\n").split("=", 1)
+               for l in open(f"{d}/{h}/client.out") if "=" in l)
+    # A server's record traced incomplete (rare) has no partner.
+    j, t = int(out["waterfall.transactions"]), int(out["client.trace_transactions"])
+    assert 100 * j >= 99 * t, (h, j, t)
+print(f"{len(stages)} stages merged; each client's records joined")
+PY
 }
 
 t_fleet_runs_pairs_and_names_a_host_that_failed() {

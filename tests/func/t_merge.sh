@@ -116,6 +116,34 @@ assert got < 1.5 * max(x['throughput'] for x in r), got"
 		"$(key m.out num_transactions)" "the whole's row"
 	expect_eq "$(sed -n '/stages, merged/,$p' h.out | tail -n +2 | wc -l)" \
 		"$(grep -c '^stage_.*_p50_us=' m.out)" "a row a merged stage"
+	# --report: one page of the merge that headless Chromium draws
+	# without a script error: a line a run in the histogram, the
+	# merged count, the missing named, a row a merged stage.
+	if command -v chromium > /dev/null; then
+		ns merge a.json b.json --missing h9 --report m.html > /dev/null 2>&1
+		render_report m.html
+		python3 - dom.html m.out <<'PY'
+import re, sys
+dom = open(sys.argv[1]).read()
+kv = dict(l.rstrip("\n").split("=", 1) for l in open(sys.argv[2]) if "=" in l)
+body = re.search(r"<body[^>]*>", dom).group(0)
+assert "data-error" not in body, body
+m = re.search(r'data-rendered="(\d+)"', body)
+assert m and int(m.group(1)) == 2, m and m.group(0)
+n = "{:,}".format(int(kv["num_transactions"]))
+assert re.search(r'<tr class="total">.*?<td>' + n + "</td>", dom), n
+assert "No result from h9: the whole lacks it." in dom
+stages = [k[6:-7] for k in kv if k.startswith("stage_") and k.endswith("_p50_us")]
+for s in stages:
+    assert f'<td class="name">{s}</td>' in dom, s
+print(f"report: 2 runs drawn, {n} merged, {len(stages)} stages")
+PY
+	fi
+	rc=0
+	ns merge a.json b.json --report /nonexistent/m.html > out 2> err || rc=$?
+	expect_eq "$rc" 1 "report into no folder: status"
+	expect_eq "$(wc -c < out)" 0 "nothing printed beside a failed report"
+	expect_eq "$(wc -l < err)" 1 "one line: $(cat err)"
 	ns tcp_stream --local -l 1 -q --json s.json > /dev/null 2>&1
 	rc=0
 	ns merge a.json s.json > out 2> err || rc=$?
