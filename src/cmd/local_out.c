@@ -91,7 +91,8 @@ static void fill_perfetto(FILE *f, const void *arg)
 {
 	const struct report_args *a = arg;
 
-	perfetto_write(f, a->w->t, a->w->n);
+	perfetto_write(f, a->w->t, a->w->n,
+		       a->w->has_clock ? &a->w->clock : NULL, a->w->aligned);
 }
 
 static void fill_report(FILE *f, const void *arg)

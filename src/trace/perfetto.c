@@ -179,15 +179,31 @@ static void place(FILE *f, const struct placing *p, int pid, long *tid)
 	free(end);
 }
 
-int perfetto_write(FILE *f, const struct join_table *t, int n)
+/* Whose clock the server's slices are on, and the fit's figures. */
+static void clocks(FILE *f, const struct clock_fit *fit, int aligned)
+{
+	if (!fit)
+		return;
+	fprintf(f, ",\"server_clock\":\"%s\",\"clock_offset_us\":%.3f,"
+		"\"clock_drift_ppm\":%.3f,\"clock_bound_us\":%.3f,"
+		"\"clock_causal_bound_us\":%.3f",
+		aligned ? "aligned to the client's by the fit" :
+			  "the client's (one clock; the fit a check)",
+		clock_offset_ns(fit) / 1e3, fit->drift_ppm,
+		fit->bound_ns / 1e3, fit->causal_ns / 1e3);
+}
+
+int perfetto_write(FILE *f, const struct join_table *t, int n,
+		   const struct clock_fit *fit, int aligned)
 {
 	uint64_t base = base_of(t, n);
 	long r, *tid;
 	int i;
 
 	fprintf(f, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"clock\":"
-		"\"CLOCK_MONOTONIC\",\"zero_ns\":%" PRIu64 "},\n"
-		"\"traceEvents\":[", base);
+		"\"CLOCK_MONOTONIC\",\"zero_ns\":%" PRIu64, base);
+	clocks(f, fit, aligned);
+	fputs("},\n\"traceEvents\":[", f);
 	for (i = 0; i < n; i++) {
 		const struct stage_def *d = stage_defs(t[i].side);
 		struct placing p = {

@@ -11,12 +11,18 @@
 
 #include <stdio.h>
 
+#include "trace/clock.h"
 #include "trace/join.h"
 
 /*
  * n sides' records (t[i].name names the process, t[i].side gives the
- * stages). 0, or -1 if writing failed.
+ * stages). fit: a client's and its server's clocks fitted, or NULL;
+ * aligned: the server's stamps were moved onto the client's clock by
+ * it. Both go into the file's otherData, so that a reader knows whose
+ * clock the server's slices are on and how far to trust it. 0, or -1
+ * if writing failed.
  */
-int perfetto_write(FILE *f, const struct join_table *t, int n);
+int perfetto_write(FILE *f, const struct join_table *t, int n,
+		   const struct clock_fit *fit, int aligned);
 
 #endif

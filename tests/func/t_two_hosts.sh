@@ -79,9 +79,20 @@ PY
 # and a join of the files finds the two clocks by itself.
 t_two_hosts_skewed_clock() {
 	two_namespaces
-	two_hosts sk 5000000,40
+	two_hosts sk 5000000,40 --perfetto sk.pf.json
 	grep -q "^  clocks: the server's aligned, " sk.err ||
 		fail "the clocks line"
+	# The Perfetto file says whose clock the server's slices are on,
+	# with the fit's figures the keys give.
+	python3 - sk.pf.json sk.out <<'PY'
+import json, sys
+o = json.load(open(sys.argv[1]))["otherData"]
+kv = dict(l.rstrip("\n").split("=", 1) for l in open(sys.argv[2]) if "=" in l)
+assert o["server_clock"].startswith("aligned"), o
+for k in ("clock_offset_us", "clock_bound_us", "clock_causal_bound_us"):
+    assert abs(o[k] - float(kv["waterfall." + k])) <= 0.001, (k, o[k])
+print(f"perfetto: server clock {o['server_clock']}, offset {o['clock_offset_us']} us")
+PY
 	$CHECK_CLOCKS skew sk.out sk.cli.csv sk.srv.csv 5000000 40
 	ns join sk.cli.csv server=sk.srv.csv.true > truth.out 2> err
 	expect_eq "$(key truth.out join_clock_aligned)" 0 "unskewed: one"
