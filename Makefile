@@ -61,7 +61,7 @@ UNIT_SRCS := $(wildcard tests/unit/t_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 
 .DELETE_ON_ERROR:
-.PHONY: all check unit func run clean deps fuzz fuzz-bins FORCE install \
+.PHONY: deps-run all check unit func run clean deps fuzz fuzz-bins FORCE install \
 	uninstall bench-tools ref-tools
 
 all: $(BUILD)/netstage $(WORKLOADS:%=$(BUILD)/%)
@@ -197,9 +197,13 @@ check: deps
 	$(Q)$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=3
 
 deps:
-	$(Q)scripts/install-deps.sh
+	$(Q)scripts/install-deps.sh all
 
-run: deps all
+# What building and running need, not the test tools (browser, node).
+deps-run:
+	$(Q)scripts/install-deps.sh run
+
+run: deps-run all
 	$(BUILD)/netstage tcp_rr --local -l 3 --trace
 
 # The man page, from the option table the binary carries.

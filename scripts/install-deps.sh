@@ -1,10 +1,22 @@
 #!/bin/sh
-# Install the Debian packages netstage needs to build and test. Idempotent:
-# installs only what is missing, so `make run` costs nothing the second time.
-# Runs as root, or through sudo when it is available.
+# Install the Debian packages netstage needs. Idempotent: installs only
+# what is missing, so `make run` costs nothing the second time. Runs as
+# root, or through sudo when it is available.
+#
+#   scripts/install-deps.sh [run|all]    run: to build and run (make run);
+#                                        all (default): and to test
+#   scripts/install-deps.sh --list run|all   the packages, one a line
 set -e
 
-BUILD="make gcc libc6-dev pkg-config libcmocka-dev liblua5.3-dev libsodium-dev libcap-dev libmicrohttpd-dev libjansson-dev"
+LIST=0
+[ "${1:-}" != "--list" ] || { LIST=1; shift; }
+MODE=${1:-all}
+case $MODE in
+run|all) ;;
+*) echo "install-deps: run or all, not '$MODE'" >&2; exit 2 ;;
+esac
+
+BUILD="make gcc libc6-dev pkg-config liblua5.3-dev libsodium-dev libcap-dev libmicrohttpd-dev libjansson-dev"
 # liblua5.3-dev: --script. libsodium-dev: --auth-key's HMAC and random challenges. libcap-dev: dropping privileges once BPF is loaded. libmicrohttpd-dev: observe --listen serves /metrics. libjansson-dev: netstage merge reads runs' JSON results. Tracing: clang builds the BPF object, bpftool its skeleton, libbpf loads it.
 BPF="clang bpftool libbpf-dev libelf-dev zlib1g-dev"
 # libFuzzer's runtime for clang (make fuzz, and a short run in make check).
@@ -22,12 +34,22 @@ FUZZ="libclang-rt-dev"
 # ansible-core runs deploy/ansible/fleet.yml against "hosts" that are
 # network namespaces, each with its own sshd (openssh-server; Debian's
 # policy starts no service of it here).
-TEST="python3 python3-jsonschema iproute2 procps nftables memcached socat \
+TEST="libcmocka-dev python3 python3-jsonschema iproute2 procps nftables memcached socat \
 haproxy valgrind chromium nodejs strace prometheus ansible-core \
 openssh-server"
 # Debian ships npm apart from nodejs; NodeSource's nodejs has it inside.
 command -v npm > /dev/null || TEST="$TEST npm"
-PKGS="$BUILD $BPF $FUZZ $TEST ${EXTRA_PKGS:-}"
+# libcmocka-dev: the unit tests. Running needs the build's packages
+# alone (about 0.6 GB less on a fresh machine: no browser, no node).
+if [ "$MODE" = run ]; then
+	PKGS="$BUILD $BPF ${EXTRA_PKGS:-}"
+else
+	PKGS="$BUILD $BPF $FUZZ $TEST ${EXTRA_PKGS:-}"
+fi
+if [ "$LIST" = 1 ]; then
+	printf '%s\n' $PKGS
+	exit 0
+fi
 
 # Chrome DevTools' trace engine, the parser behind its Performance panel
 # (published on npm by a Chrome developer; not in Debian): a test loads
@@ -38,6 +60,7 @@ NODE_DIR="$(cd "$(dirname "$0")/.." && pwd)/build-node"
 # Only a test needs it: without the npm registry netstage still builds
 # and runs, and that test fails saying what is missing.
 install_trace_engine() {
+	[ "$MODE" = all ] || return 0
 	[ -f "$NODE_DIR/node_modules/@paulirish/trace_engine/package.json" ] &&
 		return 0
 	echo "installing: $TRACE_ENGINE (npm, into build-node/)"

@@ -52,3 +52,32 @@ t_make_install_and_uninstall() {
 		PREFIX=/usr > make.out 2>&1 || fail "$(tail -5 make.out)"
 	expect_eq "$(find root -type f -o -type l | wc -l)" 0 "left installed"
 }
+
+# make run installs what building and running need, not the test tools
+# (issue 44): the browser, node, the real servers and cmocka come with
+# make check only.
+t_make_run_installs_only_what_running_needs() {
+	local deps=$REPO/scripts/install-deps.sh run all p
+
+	run=$("$deps" --list run)
+	all=$("$deps" --list all)
+	for p in clang bpftool libbpf-dev liblua5.3-dev libjansson-dev; do
+		echo "$run" | grep -qx "$p" || fail "run lacks $p"
+	done
+	for p in chromium nodejs prometheus memcached libcmocka-dev \
+		 ansible-core valgrind libclang-rt-dev; do
+		! echo "$run" | grep -qx "$p" || fail "run installs $p"
+		echo "$all" | grep -qx "$p" || fail "all lacks $p"
+	done
+	for p in $run; do
+		echo "$all" | grep -qx "$p" || fail "all lacks run's $p"
+	done
+	make -C "$REPO" -n run | grep -q 'scripts/install-deps.sh run$' ||
+		fail "make run does not install for running alone"
+	make -C "$REPO" -n check | grep -q 'scripts/install-deps.sh all$' ||
+		fail "make check does not install everything"
+	rc=0
+	"$deps" bogus > out 2> err || rc=$?
+	expect_eq "$rc" 2 "bogus mode: status"
+	expect_eq "$(cat err)" "install-deps: run or all, not 'bogus'" "bogus"
+}
