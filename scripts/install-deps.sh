@@ -40,7 +40,7 @@ openssh-server"
 # Debian ships npm apart from nodejs; NodeSource's nodejs has it inside.
 command -v npm > /dev/null || TEST="$TEST npm"
 # libcmocka-dev: the unit tests. Running needs the build's packages
-# alone (about 0.6 GB less on a fresh machine: no browser, no node).
+# alone: no browser, node, real servers or Ansible.
 if [ "$MODE" = run ]; then
 	PKGS="$BUILD $BPF ${EXTRA_PKGS:-}"
 else
