@@ -115,16 +115,19 @@ stop_server() {
 	wait "$SRV_PID" 2>/dev/null || true
 }
 
-# wait_port PORT [ADDR]: until something listens on PORT (at ADDR).
+# wait_port PORT [ADDR [NETNS]]: until something listens on PORT (at
+# ADDR, in network namespace NETNS): a server started in the background
+# is ready for its client.
 wait_port() {
 	local i filter="sport = :$1"
 
 	[ -n "${2:-}" ] && filter="src $2:$1"
 	for i in $(seq 100); do
-		ss -ltn "$filter" | grep -q LISTEN && return 0
+		${3:+ip netns exec "$3"} ss -ltn "$filter" | grep -q LISTEN &&
+			return 0
 		sleep 0.05
 	done
-	fail "nothing listens on port $1${2:+ at $2}"
+	fail "nothing listens on port $1${2:+ at $2}${3:+ in $3}"
 }
 
 # under_strace ARGS...: strace ARGS with LeakSanitizer off in a sanitizer

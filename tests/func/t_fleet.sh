@@ -48,19 +48,8 @@ fleet_up() {
 		FLEET_PIDS="$FLEET_PIDS $!"
 	done
 	for i in $(seq "$n"); do
-		fleet_sshd_up "$i" || fail "sshd of h$i: $(cat "sshd_$i.log")"
+		wait_port 22 "10.89.0.$((10 + i))" "fh$$-$i"
 	done
-}
-
-fleet_sshd_up() {
-	local j
-
-	for j in $(seq 100); do
-		ip netns exec "fh$$-$1" ss -ltn | grep -q "10.89.0.$((10 + $1)):22" &&
-			return 0
-		sleep 0.05
-	done
-	return 1
 }
 
 # Everything the test ran in its namespaces goes with them: sshd, and

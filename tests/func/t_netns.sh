@@ -29,10 +29,7 @@ udp_over_veth() {
 	ip netns exec "$b" timeout 60 "$NETSTAGE" udp_rr -L 192.0.2.2 -q \
 		$UDP_SRV_OPTS > srv.out 2> srv.err &
 	srv=$!
-	for i in $(seq 100); do
-		ip netns exec "$b" ss -ltn | grep -q 192.0.2.2:12866 && break
-		sleep 0.05
-	done
+	wait_port 12866 192.0.2.2 "$b"
 	ip netns exec "$a" timeout 60 "$NETSTAGE" udp_rr -c -H 192.0.2.2 \
 		-l 3 -q --rr-timeout=10 "$@" > cli.out 2> cli.err
 	wait "$srv"
@@ -311,10 +308,7 @@ t_observe_a_dropped_packet_lands_in_no_receive_stage() {
 	mc=$!
 	trap 'kill '"$mc"' 2>/dev/null; ip netns del '"$a"' 2>/dev/null;
 	      ip netns del '"$b"' 2>/dev/null' EXIT
-	for i in $(seq 100); do
-		ip netns exec "$b" ss -ltn | grep -q "192.0.2.2:$port" && break
-		sleep 0.05
-	done
+	wait_port "$port" 192.0.2.2 "$b"
 	ip netns exec "$a" timeout 60 "$NETSTAGE" tcp_rr --raw -H 192.0.2.2 \
 		-P $port --request-data 'get k\r\n' --response-end 'END\r\n' \
 		-F 4 -q -l 4 > cli.out 2> cli.err &

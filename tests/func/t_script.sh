@@ -76,11 +76,7 @@ bound_server() {
 		tcp_stream -q \
 		--script "$EX/bind-to-device.lua" > "$2" 2> "$2.err" &
 	SRV=$!
-	for i in $(seq 100); do
-		ip netns exec "$1" ss -ltn | grep -q ':12866' && return 0
-		sleep 0.05
-	done
-	fail "no server in $1"
+	wait_port 12866 "" "$1"
 }
 
 t_script_bind_to_device() {

@@ -383,10 +383,7 @@ trace_over_veth() {
 		--trace --trace-records=srv.csv ${SRV_OPTS:-} > srv.out \
 		2> srv.err &
 	srv=$!
-	for i in $(seq 100); do
-		ip netns exec "$b" ss -ltn | grep -q 192.0.2.2:12866 && break
-		sleep 0.05
-	done
+	wait_port 12866 192.0.2.2 "$b"
 	ip netns exec "$a" timeout 60 "$NETSTAGE" tcp_rr -c -H 192.0.2.2 -l 2 \
 		-q --trace --trace-records=cli.csv "$@" > cli.out 2> cli.err
 	wait "$srv"

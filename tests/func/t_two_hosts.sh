@@ -16,10 +16,7 @@ two_hosts() {
 		--trace-records="$name.srv.csv" > "$name.srv.out" \
 		2> "$name.srv.err" &
 	srv=$!
-	for i in $(seq 100); do
-		ip netns exec "$NS_B" ss -ltn | grep -q 192.0.2.2:12866 && break
-		sleep 0.05
-	done
+	wait_port 12866 192.0.2.2 "$NS_B"
 	ip netns exec "$NS_A" timeout 60 "$NETSTAGE" tcp_rr -c -H 192.0.2.2 \
 		-l 3 -q --trace --trace-records="$name.cli.csv" \
 		--output-format kv "$@" > "$name.out" 2> "$name.err"
@@ -163,10 +160,7 @@ assert off <= causal, (off, causal)"
 	ip netns exec "$NS_B" env NETSTAGE_TEST_CLOCK_SKEW=5000000,40 \
 		timeout 60 "$NETSTAGE" tcp_rr -L 192.0.2.2 -q --trace \
 		> tai.srv.out 2> tai.srv.err &
-	for i in $(seq 100); do
-		ip netns exec "$NS_B" ss -ltn | grep -q 192.0.2.2:12866 && break
-		sleep 0.05
-	done
+	wait_port 12866 192.0.2.2 "$NS_B"
 	ip netns exec "$NS_A" timeout 60 "$NETSTAGE" tcp_rr -c -H 192.0.2.2 \
 		-l 1 -q --trace --clock tai --output-format kv > tai.out 2> tai.err
 	wait
