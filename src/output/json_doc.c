@@ -7,6 +7,7 @@
 
 #include "core/common.h"
 #include "output/json_doc.h"
+#include "trace/tail.h"
 #include "results/run_results.h"
 #include "trace/summary.h"
 #include "version.h"
@@ -94,6 +95,35 @@ static void json_tail(FILE *f, const struct trace_summary *ts)
 	fputs(ts->ntail ? "\n  ],\n" : "],\n", f);
 }
 
+/* The tail explained (trace/tail.h): the tail_* keys, nested. */
+static void json_tail_parts(FILE *f, const struct trace_summary *ts)
+{
+	const struct stage_def *d = trace_stage_defs(ts);
+	int q, j, first = 1;
+
+	fputs("  \"tail\": {", f);
+	for (q = 0; q < TAIL_QUANTILES; q++) {
+		const struct tail_part *t = &ts->tailq[q];
+
+		if (!t->n)
+			continue;
+		fprintf(f, "%s\n    \"%s\": {\"count\": %llu, \"above_us\": "
+			"%.3f, \"top\": ", first ? "" : ",", tail_names[q],
+			(unsigned long long)t->n, t->above_ns / 1e3);
+		json_string(f, d[tail_top(ts, t)].name);
+		fputs(", \"stages\": {", f);
+		for (j = 0; j < trace_stage_count(ts); j++) {
+			fputs(j ? ", " : "", f);
+			json_string(f, d[j].name);
+			fprintf(f, ": {\"share\": %.4f, \"excess_us\": %.3f}",
+				t->share[j], t->excess_ns[j] / 1e3);
+		}
+		fputs("}}", f);
+		first = 0;
+	}
+	fputs(first ? "},\n" : "\n  },\n", f);
+}
+
 /* The latency and each stage as objects: the stage_* keys, nested. */
 static void json_hists(FILE *f, const struct run_results *r)
 {
@@ -118,6 +148,7 @@ static void json_hists(FILE *f, const struct run_results *r)
 		json_hist(f, &ts->stage[i]);
 	}
 	fputs("\n  },\n", f);
+	json_tail_parts(f, ts);
 	json_tail(f, ts);
 }
 

@@ -81,6 +81,30 @@ static void get_inrun(struct rbuf *b, struct inrun_cost *x)
 	INRUN_FIELDS(GET)
 }
 
+static void put_tail_part(struct wbuf *b, const struct tail_part *x)
+{
+	int j;
+
+	wput_u64(b, x->n);
+	wput_f64(b, x->above_ns);
+	for (j = 0; j < NS_MAX_STAGES; j++) {
+		wput_f64(b, x->share[j]);
+		wput_f64(b, x->excess_ns[j]);
+	}
+}
+
+static void get_tail_part(struct rbuf *b, struct tail_part *x)
+{
+	int j;
+
+	x->n = wget_u64(b);
+	x->above_ns = wget_f64(b);
+	for (j = 0; j < NS_MAX_STAGES; j++) {
+		x->share[j] = wget_f64(b);
+		x->excess_ns[j] = wget_f64(b);
+	}
+}
+
 static void put_summary(struct wbuf *b, const struct trace_summary *x)
 {
 	int i;
@@ -95,6 +119,8 @@ static void put_summary(struct wbuf *b, const struct trace_summary *x)
 	wput_u64(b, (uint64_t)x->ntail);
 	for (i = 0; i < x->ntail; i++)
 		put_rec(b, &x->tail[i]);
+	for (i = 0; i < TAIL_QUANTILES; i++)
+		put_tail_part(b, &x->tailq[i]);
 }
 
 static void get_summary(struct rbuf *b, struct trace_summary *x)
@@ -111,6 +137,8 @@ static void get_summary(struct rbuf *b, struct trace_summary *x)
 	x->ntail = (int)wget_count(b, TRACE_TAIL);
 	for (i = 0; i < x->ntail; i++)
 		get_rec(b, &x->tail[i]);
+	for (i = 0; i < TAIL_QUANTILES; i++)
+		get_tail_part(b, &x->tailq[i]);
 	x->cost = NULL;
 }
 

@@ -20,7 +20,7 @@
 #include "results/wire.h"
 
 #define RESULTS_MAGIC 0x4e535252u	/* "NSRR" */
-#define RESULTS_VERSION 2
+#define RESULTS_VERSION 3
 #define RESULTS_HDR_LEN 16
 /* A frame larger is refused (10 million records fit). */
 #define RESULTS_MAX_LEN (4ULL << 30)

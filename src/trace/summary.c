@@ -8,6 +8,7 @@
 #include "trace/join.h"
 #include "trace/retrans.h"
 #include "trace/summary.h"
+#include "trace/tail.h"
 #include "trace/tracer.h"
 
 static const double pcts[] = { 50, 90, 99, 99.9 };
@@ -260,6 +261,8 @@ static void trace_counts_kv(const struct trace_summary *ts,
 		snprintf(key, sizeof(key), "stage_%s_max_us", d[j].name);
 		kv_num(out, key, h->count ? h->max / 1e3 : 0, 3);
 	}
+	if (!ts->hist_mode)
+		tail_kv(ts, out);
 }
 
 static const char *const inrun_keys[] = {
@@ -344,6 +347,7 @@ void trace_find_tail(struct trace_summary *ts, struct trace_worker *const *tw,
 					ts->ntail++;
 			}
 		}
+	tail_explain(ts, tw, n);
 }
 
 /*
@@ -476,5 +480,6 @@ void trace_table(const struct trace_summary *ts, FILE *f, const char *who)
 			"(%llu segments)\n", ts->retrans_partial ? "at least " : "",
 			(unsigned long long)ts->retransmitted,
 			(unsigned long long)ts->retransmits);
+	tail_line(ts, f);
 	tail_view(ts, f);
 }

@@ -18,6 +18,19 @@
 /* The slowest kept transactions shown under the table and in JSON. */
 #define TRACE_TAIL 5
 
+/*
+ * The transactions slower than a quantile of the kept records, and
+ * each stage's part of their time: its share of their summed latency,
+ * and how far its mean among them exceeds its own p50.
+ */
+#define TAIL_QUANTILES 2	/* p99; p99.9 with 1,000 records or more */
+struct tail_part {
+	uint64_t n;			/* 0: not made (too few records) */
+	double above_ns;		/* the quantile they are slower than */
+	double share[NS_MAX_STAGES];	/* of their summed latency */
+	double excess_ns[NS_MAX_STAGES];	/* mean among them - p50 */
+};
+
 struct tracer;
 
 struct trace_summary {
@@ -59,6 +72,8 @@ struct trace_summary {
 	struct hist stage[NS_MAX_STAGES];
 	struct trace_rec tail[TRACE_TAIL];	/* slowest first */
 	int ntail;
+	/* The tail explained (trace/tail.h): above p99, and above p99.9. */
+	struct tail_part tailq[TAIL_QUANTILES];
 };
 
 /* The stages ts has histograms of: all, or with hist_mode BPF's own. */
@@ -97,7 +112,10 @@ void trace_table(const struct trace_summary *ts, FILE *f, const char *who);
 /* Put RETRANS into the workers' kept records (src/trace/retrans.h). */
 void trace_mark_retrans(const struct trace_summary *ts, struct tracer *t,
 			struct trace_worker *const *tw, int n);
-/* ts->tail: the TRACE_TAIL longest of the workers' kept records. */
+/*
+ * ts->tail: the TRACE_TAIL longest of the workers' kept records; and
+ * ts->tailq, the tail explained (trace/tail.h).
+ */
 void trace_find_tail(struct trace_summary *ts, struct trace_worker *const *tw,
 		     int n);
 

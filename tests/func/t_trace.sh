@@ -1176,3 +1176,50 @@ t_trace_tcp_crr_connection_stages() {
 		"$(key hist.out client.trace_transactions)" "hist handshake count"
 	expect_gt "$(key hist.out client.trace_transactions)" 0 "hist timed"
 }
+
+# The tail explained (issue 44): above the p99 of the kept records,
+# each stage's share of their latency and how far its mean there
+# exceeds its p50, on the terminal, in keys and JSON; computed here
+# from the records file apart, to the printed digit.
+t_trace_tail_names_its_stages() {
+	need_root
+	ns tcp_rr --local -l 2 -q --trace --trace-records=tr.csv \
+		--trace-max-records=1000000 --json tr.json > out 2> err
+	expect_eq "$(key out client.trace_records_policy)" all "all kept"
+	grep -q '^  the tail, the [0-9]* above p99 ([0-9.]* us): ' err ||
+		fail "no tail line: $(grep -v '^  [a-z_]* ' err | head -5)"
+	python3 - tr.csv out tr.json <<'PY'
+import csv, json, math, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+kv = dict(l.rstrip("\n").split("=", 1) for l in open(sys.argv[2]) if "=" in l)
+doc = json.load(open(sys.argv[3]))["client"]
+stages = list(doc["stages"])
+span = sorted(int(r["APP_DONE"]) - int(r["APP_SEND"]) for r in rows)
+# Identity: a record's stages add up to its latency.
+for r in rows[:1000]:
+    assert sum(int(r[s]) for s in stages) == int(r["APP_DONE"]) - int(r["APP_SEND"]), r["seq"]
+for q, name in ((0.99, "p99"), (0.999, "p99.9")):
+    above = span[math.ceil(q * len(span)) - 1]
+    tail = [r for r in rows if int(r["APP_DONE"]) - int(r["APP_SEND"]) > above]
+    p = f"client.tail_{name}_"
+    assert int(kv[p + "count"]) == len(tail), (name, kv[p + "count"], len(tail))
+    assert abs(float(kv[p + "above_us"]) - above / 1e3) <= 0.0005, name
+    total = sum(int(r["APP_DONE"]) - int(r["APP_SEND"]) for r in tail)
+    shares = 0
+    for s in stages:
+        got = float(kv[p + s + "_share"])
+        want = sum(int(r[s]) for r in tail) / total
+        assert abs(got - want) <= 0.00005, (name, s, got, want)
+        shares += got
+        mean = sum(int(r[s]) for r in tail) / len(tail) / 1e3
+        ex = mean - float(kv[f"client.stage_{s}_p50_us"])
+        assert abs(float(kv[p + s + "_excess_us"]) - ex) <= 0.002, (name, s)
+        j = doc["tail"][name]["stages"][s]
+        assert j["share"] == round(got, 4) and abs(j["excess_us"] - float(kv[p + s + "_excess_us"])) < 1e-9
+    assert abs(shares - 1) <= 0.0005 * len(stages), shares
+    top = max(stages, key=lambda s: float(kv[p + s + "_share"]))
+    assert kv[p + "top"] == top == doc["tail"][name]["top"], name
+    print(f"{name}: {len(tail)} above {above / 1e3:.1f} us, {top} "
+          f"{100 * float(kv[p + top + '_share']):.0f}%")
+PY
+}

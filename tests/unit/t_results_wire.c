@@ -112,6 +112,10 @@ static struct run_results *sample_model(void)
 	r->ts.ntail = 2;
 	fill_rec(&r->ts.tail[0], 1);
 	fill_rec(&r->ts.tail[1], 2);
+	r->ts.tailq[1].n = 7;
+	r->ts.tailq[1].above_ns = 123.5;
+	r->ts.tailq[1].share[2] = 0.25;
+	r->ts.tailq[1].excess_ns[NS_MAX_STAGES - 1] = -4.5;
 	r->has_cost = 1;
 	r->cost.bpf_ns = 30.5;
 	r->cost.entry_ns = 31.5;
@@ -333,8 +337,8 @@ static void t_foreign_frames_say_why(void **state)
 	w.p[0] ^= 0xff;
 	w.p[7] = RESULTS_VERSION + 1;
 	assert_null(results_decode(w.p, w.n, err, sizeof(err)));
-	assert_string_equal(err, "results of format version 3, this "
-				 "netstage reads 2");
+	assert_string_equal(err, "results of format version 4, this "
+				 "netstage reads 3");
 	w.p[7] = RESULTS_VERSION;
 	/* Another build's stage list: the boundary count differs. */
 	w.p[RESULTS_HDR_LEN + 3] ^= 1;
