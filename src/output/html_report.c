@@ -22,20 +22,25 @@ static const char report_css[] =
 #define NBINS (10 * BINS_PER_DECADE)	/* 1 ns to 10 s */
 #define SLOWEST 20
 
-/* Each side's trace_* keys: what it timed, and why it timed no more. */
-static void trace_keys(FILE *f, const struct waterfall *w,
-		       const struct html_meta *m)
+/*
+ * Each side's keys of a prefix as "member":{side:{...}}: trace_ (what
+ * it timed, and why it timed no more), tail_ (which stages make its
+ * tail, trace/tail.h).
+ */
+static void side_keys(FILE *f, const struct waterfall *w,
+		      const struct html_meta *m, const char *member,
+		      const char *prefix)
 {
 	int i, first = 1;
 
-	fputs(",\"trace\":{", f);
+	fprintf(f, ",\"%s\":{", member);
 	for (i = 0; i < w->n; i++) {
 		if (!m->keys[i])
 			continue;
 		fputs(first ? "" : ",", f);
 		json_string(f, w->t[i].name);
 		fputs(":{\n", f);
-		kv_json_prefixed(m->keys[i], "trace_", f, 0);
+		kv_json_prefixed(m->keys[i], prefix, f, 0);
 		fputc('}', f);
 		first = 0;
 	}
@@ -96,7 +101,8 @@ static void meta(FILE *f, const struct waterfall *w,
 	if (m->options)
 		kv_json_members(m->options, f, 0);
 	fputc('}', f);
-	trace_keys(f, w, m);
+	side_keys(f, w, m, "trace", "trace_");
+	side_keys(f, w, m, "tail", "tail_");
 	fputc('}', f);
 }
 

@@ -12,6 +12,7 @@ the trace could not time has a row per side of OUT (key=value lines,
 "client."/"server." before each key, or none for one side) saying what
 its keys say, and the held-back responses where there were any.
 """
+import math
 import re
 import sys
 
@@ -81,4 +82,17 @@ if keys_file:
         n = kv.get(pre + "trace_held_back_count")
         assert (held.group(1) if held else None) == n, (side, n)
     print("report: the untimed of %s as their keys say" % ", ".join(rows))
+    # The first line names the stage that makes the p99 tail, the
+    # client's when it has one (trace/tail.h).
+    h1 = re.search(r"<h1>(.*?)</h1>", dom).group(1)
+    for pre in ("client.", "server.", ""):
+        top = kv.get(pre + "tail_p99_top")
+        if top:
+            # Math.round's half up, not Python's half to even.
+            share = math.floor(100 * float(kv[pre + "tail_p99_%s_share" % top]) + 0.5)
+            assert h1.endswith("p99 tail is mostly %s (%d%%)" % (top, share)), h1
+            print("report: its first line: " + h1)
+            break
+    else:
+        assert "tail" not in h1, h1
 print("report: %d stages drawn" % drawn)

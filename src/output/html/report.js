@@ -91,10 +91,28 @@ window.addEventListener("error", function (e) {
 			n.join(", ") + " (below)" : "";
 	}
 
+	// The stage that makes the p99 tail, the client's first: "" if no
+	// side had enough records to say (trace/tail.h).
+	function tailTop() {
+		var T = D.meta.tail || {}, sides = Object.keys(T);
+		sides.sort(function (a, b) {
+			return (b === "client") - (a === "client");
+		});
+		for (var i = 0; i < sides.length; i++) {
+			var k = T[sides[i]], top = k.tail_p99_top;
+			if (top)
+				return ": the " + (sides.length > 1 ? sides[i] +
+					"'s " : "") + "p99 tail is mostly " + top +
+					" (" + Math.round(100 *
+					k["tail_p99_" + top + "_share"]) + "%)";
+		}
+		return "";
+	}
+
 	function header() {
 		var m = D.meta, t = D.total;
 		app.appendChild(el("h1", {}, "netstage " + m.workload +
-			": where the time of a request goes"));
+			": where the time of a request goes" + tailTop()));
 		app.appendChild(el("p", { class: "lead" }, D.meta.joined +
 			" transactions (" + m.sides.join(" and ") +
 			" records joined on " + (m.clock && m.clock.aligned ?
