@@ -110,7 +110,7 @@ static void json_tail_parts(FILE *f, const struct trace_summary *ts)
 		fprintf(f, "%s\n    \"%s\": {\"count\": %llu, \"above_us\": "
 			"%.3f, \"top\": ", first ? "" : ",", tail_names[q],
 			(unsigned long long)t->n, t->above_ns / 1e3);
-		json_string(f, d[tail_top(ts, t)].name);
+		json_string(f, d[tail_top(t, ts->side)].name);
 		fputs(", \"stages\": {", f);
 		for (j = 0; j < trace_stage_count(ts); j++) {
 			fputs(j ? ", " : "", f);

@@ -8,7 +8,6 @@
 #include "trace/join.h"
 #include "trace/retrans.h"
 #include "trace/summary.h"
-#include "trace/tail.h"
 #include "trace/tracer.h"
 
 static const double pcts[] = { 50, 90, 99, 99.9 };
@@ -262,7 +261,7 @@ static void trace_counts_kv(const struct trace_summary *ts,
 		kv_num(out, key, h->count ? h->max / 1e3 : 0, 3);
 	}
 	if (!ts->hist_mode)
-		tail_kv(ts, out);
+		tail_kv(ts->tailq, ts->side, out);
 }
 
 static const char *const inrun_keys[] = {
@@ -347,7 +346,7 @@ void trace_find_tail(struct trace_summary *ts, struct trace_worker *const *tw,
 					ts->ntail++;
 			}
 		}
-	tail_explain(ts, tw, n);
+	tail_explain(ts->tailq, ts->side, ts->stage, tw, n);
 }
 
 /*
@@ -480,6 +479,7 @@ void trace_table(const struct trace_summary *ts, FILE *f, const char *who)
 			"(%llu segments)\n", ts->retrans_partial ? "at least " : "",
 			(unsigned long long)ts->retransmitted,
 			(unsigned long long)ts->retransmits);
-	tail_line(ts, f);
+	if (!ts->hist_mode)
+		tail_line(&ts->tailq[0], ts->side, f);
 	tail_view(ts, f);
 }

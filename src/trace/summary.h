@@ -14,22 +14,11 @@
 #include "trace/collect.h"
 #include "trace/cost.h"
 #include "trace/merge.h"
+#include "trace/tail.h"
 
 /* The slowest kept transactions shown under the table and in JSON. */
 #define TRACE_TAIL 5
 
-/*
- * The transactions slower than a quantile of the kept records, and
- * each stage's part of their time: its share of their summed latency,
- * and how far its mean among them exceeds its own p50.
- */
-#define TAIL_QUANTILES 2	/* p99; p99.9 with 1,000 records or more */
-struct tail_part {
-	uint64_t n;			/* 0: not made (too few records) */
-	double above_ns;		/* the quantile they are slower than */
-	double share[NS_MAX_STAGES];	/* of their summed latency */
-	double excess_ns[NS_MAX_STAGES];	/* mean among them - p50 */
-};
 
 struct tracer;
 

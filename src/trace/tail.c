@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "core/common.h"
+#include "trace/merge.h"
 #include "trace/tail.h"
 
 const char *const tail_names[TAIL_QUANTILES] = { "p99", "p99.9" };
@@ -39,11 +40,12 @@ static long spans(struct trace_worker *const *tw, int n, uint64_t **out)
 }
 
 /* Part t: the records slower than `above`, stage by stage. */
-static void part(struct trace_summary *ts, struct tail_part *t,
-		 struct trace_worker *const *tw, int n)
+static void part(struct tail_part *t, enum ns_side side,
+		 const struct hist *stage, struct trace_worker *const *tw,
+		 int n)
 {
-	const struct stage_def *d = trace_stage_defs(ts);
-	int ns = trace_stage_count(ts), i, j;
+	const struct stage_def *d = stage_defs(side);
+	int ns = stage_count(side), i, j;
 	double sum[NS_MAX_STAGES] = { 0 }, all = 0;
 	long r;
 
@@ -63,11 +65,12 @@ static void part(struct trace_summary *ts, struct tail_part *t,
 	for (j = 0; t->n && j < ns; j++) {
 		t->share[j] = all > 0 ? sum[j] / all : 0;
 		t->excess_ns[j] = sum[j] / (double)t->n -
-				  hist_percentile(&ts->stage[j], 50);
+				  hist_percentile(&stage[j], 50);
 	}
 }
 
-void tail_explain(struct trace_summary *ts, struct trace_worker *const *tw,
+void tail_explain(struct tail_part part_of[TAIL_QUANTILES], enum ns_side side,
+		  const struct hist *stage, struct trace_worker *const *tw,
 		  int n)
 {
 	uint64_t *v;
@@ -75,7 +78,7 @@ void tail_explain(struct trace_summary *ts, struct trace_worker *const *tw,
 	int q;
 
 	for (q = 0; q < TAIL_QUANTILES; q++) {
-		struct tail_part *t = &ts->tailq[q];
+		struct tail_part *t = &part_of[q];
 
 		t->n = 0;
 		if (k < tail_min[q])
@@ -83,29 +86,30 @@ void tail_explain(struct trace_summary *ts, struct trace_worker *const *tw,
 		/* Nearest rank, as the histograms' percentiles. */
 		at = (long)ceil(tail_q[q] * (double)k) - 1;
 		t->above_ns = (double)v[at];
-		part(ts, t, tw, n);
+		part(t, side, stage, tw, n);
 	}
 	free(v);
 }
 
-int tail_top(const struct trace_summary *ts, const struct tail_part *t)
+int tail_top(const struct tail_part *t, enum ns_side side)
 {
 	int j, top = 0;
 
-	for (j = 1; j < trace_stage_count(ts); j++)
+	for (j = 1; j < stage_count(side); j++)
 		if (t->share[j] > t->share[top])
 			top = j;
 	return top;
 }
 
-void tail_kv(const struct trace_summary *ts, struct kv_list *out)
+void tail_kv(const struct tail_part part[TAIL_QUANTILES], enum ns_side side,
+	     struct kv_list *out)
 {
-	const struct stage_def *d = trace_stage_defs(ts);
+	const struct stage_def *d = stage_defs(side);
 	char key[96];
 	int q, j;
 
 	for (q = 0; q < TAIL_QUANTILES; q++) {
-		const struct tail_part *t = &ts->tailq[q];
+		const struct tail_part *t = &part[q];
 
 		if (!t->n)
 			continue;
@@ -114,8 +118,8 @@ void tail_kv(const struct trace_summary *ts, struct kv_list *out)
 		snprintf(key, sizeof(key), "tail_%s_above_us", tail_names[q]);
 		kv_num(out, key, t->above_ns / 1e3, 3);
 		snprintf(key, sizeof(key), "tail_%s_top", tail_names[q]);
-		kv_str(out, key, d[tail_top(ts, t)].name);
-		for (j = 0; j < trace_stage_count(ts); j++) {
+		kv_str(out, key, d[tail_top(t, side)].name);
+		for (j = 0; j < stage_count(side); j++) {
 			snprintf(key, sizeof(key), "tail_%s_%s_share",
 				 tail_names[q], d[j].name);
 			kv_num(out, key, t->share[j], 4);
@@ -126,19 +130,18 @@ void tail_kv(const struct trace_summary *ts, struct kv_list *out)
 	}
 }
 
-void tail_line(const struct trace_summary *ts, FILE *f)
+void tail_line(const struct tail_part *t, enum ns_side side, FILE *f)
 {
-	const struct stage_def *d = trace_stage_defs(ts);
-	const struct tail_part *t = &ts->tailq[0];
+	const struct stage_def *d = stage_defs(side);
 	int used[NS_MAX_STAGES] = { 0 }, i, j, best;
 
 	if (!t->n)
 		return;
 	fprintf(f, "  the tail, the %llu above p99 (%.1f us):",
 		(unsigned long long)t->n, t->above_ns / 1e3);
-	for (i = 0; i < 3 && i < trace_stage_count(ts); i++) {
+	for (i = 0; i < 3 && i < stage_count(side); i++) {
 		best = -1;
-		for (j = 0; j < trace_stage_count(ts); j++)
+		for (j = 0; j < stage_count(side); j++)
 			if (!used[j] && (best < 0 ||
 					 t->share[j] > t->share[best]))
 				best = j;
