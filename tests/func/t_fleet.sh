@@ -145,6 +145,11 @@ t_fleet_fans_four_clients_into_one_server() {
 	fleet_run -e netstage_trace=true
 	expect_eq "$FLEET_RC" 0 "ansible-playbook status: $(tail -20 play.log)"
 	fleet_counts h2 h3 h4 h5
+	# Every host's CPU beside the merge, the server's too.
+	expect_eq "$(awk '{ print $1, $2 }' results/hosts.txt | tr '\n' ' ')" \
+		"h1 server h2 client h3 client h4 client h5 client " "hosts"
+	awk '{ split($4, c, "="); if (c[2] !~ /^[0-9.]+$/) exit 1 }' \
+		results/hosts.txt || fail "a host's CPU: $(cat results/hosts.txt)"
 	# The server served the four at once: its count is theirs, but
 	# for the answers at the stop a client did not count (one a flow).
 	python3 - results <<'PY'
