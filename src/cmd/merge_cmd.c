@@ -115,6 +115,87 @@ static int stage_merged(const struct merge *m, const char *name,
 }
 
 /*
+ * The merge, computed once, that every view reads (key=value, JSON,
+ * the terminal's table, the page): the runs as rows, the whole, each
+ * stage every run has, merged. hist[0] is the whole's latency, hist[1
+ * + k] merged stage k's.
+ */
+struct merged {
+	struct merge_page page;
+	struct merge_run *run;
+	struct merge_stage *stage;
+	struct hist *hist;
+};
+
+/*
+ * The whole's count and rate. At once: the rates add. One after
+ * another: the rate of the whole, each run weighed by its length, as
+ * if one long run; a stream's then has no byte count to make one of
+ * (rate -1: none).
+ */
+static void totals(const struct merge *m, struct merge_run *whole)
+{
+	double secs = 0;
+	int i;
+
+	whole->transactions = 0;
+	whole->rate = 0;
+	for (i = 0; i < m->n; i++) {
+		whole->transactions += m->run[i].transactions;
+		whole->rate += m->run[i].throughput;
+		secs += m->run[i].time_end - m->run[i].time_start;
+	}
+	if (!m->concurrent)
+		whole->rate = m->run[0].mbps ? -1 : secs > 0 ?
+			      whole->transactions / secs : 0;
+}
+
+static void merged_build(const struct merge *m, struct merged *g)
+{
+	struct merge_page *p = &g->page;
+	struct hist *h;
+	int i, k;
+
+	g->run = xcalloc(m->n, sizeof(*g->run));
+	g->stage = xcalloc(RUN_JSON_STAGES, sizeof(*g->stage));
+	g->hist = xcalloc(RUN_JSON_STAGES + 1, sizeof(*g->hist));
+	*p = (struct merge_page){
+		.workload = m->run[0].workload, .role = m->run[0].role,
+		.concurrent = m->concurrent, .mbps = m->run[0].mbps,
+		.run = g->run, .nruns = m->n, .stage = g->stage,
+		.missing = m->missing, .nmissing = m->nmissing,
+	};
+	for (i = 0; i < m->n; i++)
+		g->run[i] = (struct merge_run){ m->path[i],
+			m->run[i].transactions, m->run[i].throughput,
+			m->run[i].cpu_util,
+			m->run[i].has_lat ? &m->run[i].lat : NULL };
+	totals(m, &p->whole);
+	p->whole.name = "merged";
+	p->whole.cpu_util = -1;
+	if (m->run[0].has_lat) {
+		hist_reset(&g->hist[0]);
+		for (i = 0; i < m->n; i++)
+			hist_merge(&g->hist[0], &m->run[i].lat);
+		p->whole.lat = &g->hist[0];
+	}
+	for (k = 0; k < m->run[0].nstages; k++) {
+		h = &g->hist[1 + p->nstages];
+		if (stage_merged(m, m->run[0].stage[k], h))
+			continue;
+		g->stage[p->nstages++] = (struct merge_stage){
+			m->run[0].stage[k], h };
+	}
+}
+
+static void merged_free(struct merged *g)
+{
+	free(g->hist);
+	free(g->stage);
+	free(g->run);
+}
+
+/*
  * Runs the merge lacks, named by the caller (a fleet's failed hosts):
  * the whole is then of fewer runs than were meant, and says so.
  */
@@ -133,80 +214,29 @@ static void missing_kv(const struct merge *m, struct kv_list *kv)
 	kv_str(kv, "merge_missing", names);
 }
 
-/*
- * The whole's count and rate. At once: the rates add. One after
- * another: the rate of the whole, each run weighed by its length, as
- * if one long run; a stream's then has no byte count to make one of
- * (returns 0: no rate).
- */
-static int totals(const struct merge *m, uint64_t *tx, double *tput)
+static void merged_kv(const struct merge *m, const struct merge_page *p,
+		      struct kv_list *kv)
 {
-	double secs = 0;
-	int i;
-
-	*tx = 0;
-	*tput = 0;
-	for (i = 0; i < m->n; i++) {
-		*tx += m->run[i].transactions;
-		*tput += m->run[i].throughput;
-		secs += m->run[i].time_end - m->run[i].time_start;
-	}
-	if (!m->concurrent && m->run[0].mbps)
-		return 0;
-	if (!m->concurrent)
-		*tput = secs > 0 ? *tx / secs : 0;
-	return 1;
-}
-
-static void totals_kv(const struct merge *m, struct kv_list *kv)
-{
-	const struct run_json *a = &m->run[0];
-	double tput;
-	uint64_t tx;
-	int rate = totals(m, &tx, &tput);
-
-	kv_str(kv, "merge_kind", m->concurrent ? "concurrent" : "repeated");
-	kv_int(kv, "merge_runs", m->n);
-	missing_kv(m, kv);
-	kv_str(kv, "workload", a->workload);
-	kv_str(kv, "role", a->role);
-	kv_uint(kv, "num_transactions", tx);
-	if (rate)
-		kv_num(kv, a->mbps ? "throughput_Mbps" : "throughput", tput,
-		       2);
-}
-
-/* The runs' latency histograms as one (h), or 0 if they have none. */
-static int merged_latency(const struct merge *m, struct hist *h)
-{
-	int i;
-
-	if (!m->run[0].has_lat)
-		return 0;
-	hist_reset(h);
-	for (i = 0; i < m->n; i++)
-		hist_merge(h, &m->run[i].lat);
-	return 1;
-}
-
-static void merged_kv(const struct merge *m, struct kv_list *kv)
-{
-	struct hist *h = xcalloc(1, sizeof(*h));
 	char name[64];
 	int k;
 
-	totals_kv(m, kv);
-	if (merged_latency(m, h)) {
-		kv_uint(kv, "latency_count", h->count);
-		hist_kv(kv, "latency", h, 1);
+	kv_str(kv, "merge_kind", p->concurrent ? "concurrent" : "repeated");
+	kv_int(kv, "merge_runs", p->nruns);
+	missing_kv(m, kv);
+	kv_str(kv, "workload", p->workload);
+	kv_str(kv, "role", p->role);
+	kv_uint(kv, "num_transactions", p->whole.transactions);
+	if (p->whole.rate >= 0)
+		kv_num(kv, p->mbps ? "throughput_Mbps" : "throughput",
+		       p->whole.rate, 2);
+	if (p->whole.lat) {
+		kv_uint(kv, "latency_count", p->whole.lat->count);
+		hist_kv(kv, "latency", p->whole.lat, 1);
 	}
-	for (k = 0; k < m->run[0].nstages; k++) {
-		if (stage_merged(m, m->run[0].stage[k], h))
-			continue;
-		snprintf(name, sizeof(name), "stage_%s", m->run[0].stage[k]);
-		hist_kv(kv, name, h, 0);
+	for (k = 0; k < p->nstages; k++) {
+		snprintf(name, sizeof(name), "stage_%s", p->stage[k].name);
+		hist_kv(kv, name, p->stage[k].h, 0);
 	}
-	free(h);
 }
 
 /* Each run as it was: the table beside the total. */
@@ -230,74 +260,60 @@ static void run_kv(const struct merge *m, int i, struct kv_list *kv)
 }
 
 /* One row of the terminal's table: a run, or the whole. */
-static void human_row(const char *name, uint64_t tx, double tput, int rate,
-		      const struct hist *lat, double cpu)
+static void human_row(const char *name, const struct merge_run *r, int lat)
 {
-	printf("  %-32s %12llu", name, (unsigned long long)tx);
-	if (rate)
-		printf(" %12.2f", tput);
+	printf("  %-32s %12llu", name, (unsigned long long)r->transactions);
+	if (r->rate >= 0)
+		printf(" %12.2f", r->rate);
 	else
 		printf(" %12s", "-");
-	if (lat)
-		printf(" %10.2f %10.2f", hist_percentile(lat, 50) / 1e3,
-		       hist_percentile(lat, 99) / 1e3);
-	if (cpu >= 0)
-		printf(" %6.2f", cpu);
+	if (lat && r->lat)
+		printf(" %10.2f %10.2f", hist_percentile(r->lat, 50) / 1e3,
+		       hist_percentile(r->lat, 99) / 1e3);
+	if (r->cpu_util >= 0)
+		printf(" %6.2f", r->cpu_util);
 	putchar('\n');
 }
 
 /* On a terminal: the runs, the whole beneath them, its stages. */
-static void print_human(const struct merge *m)
+static void print_human(const struct merge_page *p)
 {
-	const struct run_json *a = &m->run[0];
-	struct hist *h = xcalloc(1, sizeof(*h));
-	int i, k, rate, lat;
-	double tput;
-	uint64_t tx;
+	int i, lat = p->whole.lat != NULL;
 
-	rate = totals(m, &tx, &tput);
-	lat = merged_latency(m, h);
-	printf("netstage merge: %d %s runs of %s, %s (%s)\n", m->n,
-	       a->role, a->workload, m->concurrent ? "at once, rates added" :
+	printf("netstage merge: %d %s runs of %s, %s (%s)\n", p->nruns,
+	       p->role, p->workload, p->concurrent ? "at once, rates added" :
 	       "one after another, the whole's rate",
-	       m->concurrent ? "concurrent" : "repeated");
+	       p->concurrent ? "concurrent" : "repeated");
 	printf("  %-32s %12s %12s", "run", "transactions",
-	       a->mbps ? "Mbit/s" : "per s");
+	       p->mbps ? "Mbit/s" : "per s");
 	if (lat)
 		printf(" %10s %10s", "p50 us", "p99 us");
 	printf(" %6s\n", "cpu %");
-	for (i = 0; i < m->n; i++)
-		human_row(m->path[i], m->run[i].transactions,
-			  m->run[i].throughput, 1,
-			  lat ? &m->run[i].lat : NULL, m->run[i].cpu_util);
-	human_row("= merged", tx, tput, rate, lat ? h : NULL, -1);
-	for (i = 0; i < m->nmissing; i++)
+	for (i = 0; i < p->nruns; i++)
+		human_row(p->run[i].name, &p->run[i], lat);
+	human_row("= merged", &p->whole, lat);
+	for (i = 0; i < p->nmissing; i++)
 		printf("  %-32s no result: the whole lacks it\n",
-		       m->missing[i]);
-	for (k = 0, i = 0; k < a->nstages; k++) {
-		if (stage_merged(m, a->stage[k], h))
-			continue;
-		if (!i++)
-			printf("  stages, merged (us)          p50        "
-			       "p99\n");
-		printf("  %-24s %10.2f %10.2f\n", a->stage[k],
-		       hist_percentile(h, 50) / 1e3,
-		       hist_percentile(h, 99) / 1e3);
-	}
-	free(h);
+		       p->missing[i]);
+	if (p->nstages)
+		printf("  stages, merged (us)          p50        p99\n");
+	for (i = 0; i < p->nstages; i++)
+		printf("  %-24s %10.2f %10.2f\n", p->stage[i].name,
+		       hist_percentile(p->stage[i].h, 50) / 1e3,
+		       hist_percentile(p->stage[i].h, 99) / 1e3);
 }
 
-static void print(const struct merge *m)
+static void print(const struct merge *m, const struct merge_page *p)
 {
 	struct kv_list total = { 0 }, one = { 0 };
 	char prefix[32];
 	int i;
 
 	if (m->human) {
-		print_human(m);
+		print_human(p);
 		return;
 	}
-	merged_kv(m, &total);
+	merged_kv(m, p, &total);
 	if (m->json) {
 		fputs("{\"merge\": {\n", stdout);
 		kv_json_members(&total, stdout, 2);
@@ -323,53 +339,21 @@ static void print(const struct merge *m)
 }
 
 /* The page of the merge, written whole or not at all. */
-static int write_report(const struct merge *m)
+static int write_report(const char *path, const struct merge_page *p)
 {
-	struct merge_run *run = xcalloc(m->n, sizeof(*run));
-	struct merge_stage *stage = xcalloc(RUN_JSON_STAGES, sizeof(*stage));
-	struct hist *h = xcalloc(RUN_JSON_STAGES + 1, sizeof(*h));
-	struct merge_page p = {
-		.workload = m->run[0].workload, .role = m->run[0].role,
-		.concurrent = m->concurrent, .mbps = m->run[0].mbps,
-		.run = run, .nruns = m->n,
-	};
 	struct out_file o;
 	char err[320] = "";
-	int i, rc = -1;
 
-	for (i = 0; i < m->n; i++)
-		run[i] = (struct merge_run){ m->path[i],
-			m->run[i].transactions, m->run[i].throughput,
-			m->run[i].cpu_util,
-			m->run[i].has_lat ? &m->run[i].lat : NULL };
-	if (!totals(m, &p.whole.transactions, &p.whole.rate))
-		p.whole.rate = -1;
-	p.whole.name = "merged";
-	p.whole.cpu_util = -1;
-	p.whole.lat = merged_latency(m, &h[0]) ? &h[0] : NULL;
-	for (i = 0; i < m->run[0].nstages; i++)
-		if (!stage_merged(m, m->run[0].stage[i], &h[p.nstages + 1])) {
-			stage[p.nstages].name = m->run[0].stage[i];
-			stage[p.nstages].h = &h[p.nstages + 1];
-			p.nstages++;
-		}
-	p.stage = stage;
-	p.missing = m->missing;
-	p.nmissing = m->nmissing;
-	if (out_open(&o, m->report, err, sizeof(err))) {
+	if (out_open(&o, path, err, sizeof(err))) {
 		log_err("merge: %s", err);
-	} else if (merge_report_write(o.f, &p) ||
-		   out_commit(&o, err, sizeof(err))) {
-		out_abort(&o);
-		log_err("merge: %s: %s", m->report, err[0] ? err :
-			"cannot write");
-	} else {
-		rc = 0;
+		return -1;
 	}
-	free(h);
-	free(stage);
-	free(run);
-	return rc;
+	if (merge_report_write(o.f, p) || out_commit(&o, err, sizeof(err))) {
+		out_abort(&o);
+		log_err("merge: %s: %s", path, err[0] ? err : "cannot write");
+		return -1;
+	}
+	return 0;
 }
 
 static int set_format(struct merge *m, const char *f)
@@ -431,6 +415,7 @@ static int parse_args(struct merge *m, int argc, char **argv)
 int merge_main(int argc, char **argv)
 {
 	struct merge m = { 0 };
+	struct merged g = { 0 };
 	char err[320];
 	int i, rc, read = 0;
 
@@ -450,15 +435,17 @@ int merge_main(int argc, char **argv)
 		goto out;
 	}
 	m.concurrent = concurrent(&m);
-	if (m.report && write_report(&m)) {
+	merged_build(&m, &g);
+	if (m.report && write_report(m.report, &g.page)) {
 		rc = EXIT_RUNTIME;
 		goto out;
 	}
-	print(&m);
+	print(&m, &g.page);
 	if (m.nmissing)
 		log_err("merge: %d of %d runs gave no result: the whole "
 			"lacks them", m.nmissing, m.n + m.nmissing);
 out:
+	merged_free(&g);
 	for (i = 0; i < read; i++)
 		run_json_free(&m.run[i]);
 	free(m.run);
