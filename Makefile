@@ -101,17 +101,19 @@ $(OBJS): | $(BUILD)/version.h
 $(BUILD)/src/script/engine.o: $(BUILD)/lua/prelude.inc
 
 # Text as C string literals a source includes: the Lua prelude, the
-# HTML report's script and style.
+# pages' scripts (each after page.js, the helpers they share) and style.
 INCS := $(BUILD)/lua/prelude.inc $(BUILD)/html/report_js.inc \
 	$(BUILD)/html/report_css.inc $(BUILD)/html/merge_js.inc
 $(BUILD)/lua/prelude.inc: lua/prelude.lua
-$(BUILD)/html/report_js.inc: src/output/html/report.js
+$(BUILD)/html/report_js.inc: src/output/html/page.js \
+	src/output/html/report.js
 $(BUILD)/html/report_css.inc: src/output/html/report.css
-$(BUILD)/html/merge_js.inc: src/output/html/merge.js
+$(BUILD)/html/merge_js.inc: src/output/html/page.js \
+	src/output/html/merge.js
 $(INCS):
 	@mkdir -p $(@D)
-	$(call msg,GEN,$@)sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' \
-		-e 's/^/"/' -e 's/$$/\\n"/' $< > $@
+	$(call msg,GEN,$@)cat $^ | sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' \
+		-e 's/^/"/' -e 's/$$/\\n"/' > $@
 
 $(BUILD)/src/output/html_report.o: $(BUILD)/html/report_js.inc \
 	$(BUILD)/html/report_css.inc $(BUILD)/version.h

@@ -1,43 +1,11 @@
-"use strict";
-// Draws `netstage merge --report` from the JSON beside it: no library,
-// nothing fetched. body[data-rendered] says how many runs the histogram
-// drew, or body[data-error] what failed (the test reads both).
-window.addEventListener("error", function (e) {
-	document.body.dataset.error = e.message;
-	var p = document.createElement("p");
-	p.className = "error";
-	p.textContent = "report error: " + e.message;
-	document.body.appendChild(p);
-});
+// Draws `netstage merge --report` from the JSON beside it, with
+// page.js's helpers. body[data-rendered] says how many runs the
+// histogram drew.
 
 (function () {
 	var D = JSON.parse(document.getElementById("netstage-data").textContent);
 	var app = document.getElementById("app");
-	var SVG = "http://www.w3.org/2000/svg";
 
-	function el(tag, attrs, text) {
-		var e = document.createElement(tag);
-		for (var k in attrs || {})
-			e.setAttribute(k, attrs[k]);
-		if (text !== undefined)
-			e.textContent = text;
-		return e;
-	}
-	function sv(tag, attrs, text) {
-		var e = document.createElementNS(SVG, tag);
-		for (var k in attrs || {})
-			e.setAttribute(k, attrs[k]);
-		if (text !== undefined)
-			e.textContent = text;
-		return e;
-	}
-	function fmt(x) {
-		return x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) :
-			x.toFixed(2);
-	}
-	function us(x) {
-		return x >= 1000 ? fmt(x / 1000) + " ms" : fmt(x) + " us";
-	}
 	function count(n) {
 		return n.toLocaleString("en-US");
 	}
@@ -148,8 +116,10 @@ window.addEventListener("error", function (e) {
 		var ly1 = Math.ceil(Math.log10(cmax));
 		if (ly1 < 1)
 			ly1 = 1;
+		// The axis runs from the decade below the data's least value:
+		// only what lies below that (a p50 of 0) is held at its edge.
 		function x(v) {
-			return L + (Math.log10(Math.max(v, lo)) - lx0) /
+			return L + (Math.max(Math.log10(v), lx0) - lx0) /
 				(lx1 - lx0) * (W - L - R);
 		}
 		function y(c) {

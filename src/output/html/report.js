@@ -1,44 +1,11 @@
-"use strict";
-// Draws the netstage report from the JSON beside it: no library, nothing
-// fetched. body[data-rendered] says how many stages were drawn, or
-// body[data-error] what failed (the test reads both).
-window.addEventListener("error", function (e) {
-	document.body.dataset.error = e.message;
-	var p = document.createElement("p");
-	p.className = "error";
-	p.textContent = "report error: " + e.message;
-	document.body.appendChild(p);
-});
+// Draws the netstage report from the JSON beside it, with page.js's
+// helpers. body[data-rendered] says how many stages were drawn.
 
 (function () {
 	var D = JSON.parse(document.getElementById("netstage-data").textContent);
 	var app = document.getElementById("app");
-	var SVG = "http://www.w3.org/2000/svg";
 	var rows = D.rows;
 
-	function el(tag, attrs, text) {
-		var e = document.createElement(tag);
-		for (var k in attrs || {})
-			e.setAttribute(k, attrs[k]);
-		if (text !== undefined)
-			e.textContent = text;
-		return e;
-	}
-	function sv(tag, attrs, text) {
-		var e = document.createElementNS(SVG, tag);
-		for (var k in attrs || {})
-			e.setAttribute(k, attrs[k]);
-		if (text !== undefined)
-			e.textContent = text;
-		return e;
-	}
-	function fmt(x) {
-		return x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) :
-			x.toFixed(2);
-	}
-	function us(x) {
-		return x >= 1000 ? fmt(x / 1000) + " ms" : fmt(x) + " us";
-	}
 	// One hue per stage, the server's warm, the wire grey.
 	function color(i) {
 		var r = rows[i];
