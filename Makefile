@@ -61,7 +61,7 @@ UNIT_SRCS := $(wildcard tests/unit/t_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 
 .DELETE_ON_ERROR:
-.PHONY: deps-run all check unit func run clean deps fuzz fuzz-bins FORCE install \
+.PHONY: all check unit func run clean deps deps-run fuzz fuzz-bins FORCE install \
 	uninstall bench-tools ref-tools
 
 all: $(BUILD)/netstage $(WORKLOADS:%=$(BUILD)/%)

@@ -31,6 +31,7 @@ FUZZ="libclang-rt-dev"
 # nodejs runs Chrome's trace engine on the --perfetto file (below).
 # strace shows which socket options a data socket gets before connect().
 # prometheus scrapes observe --listen and answers histogram_quantile().
+# libcmocka-dev: the unit tests.
 # ansible-core runs deploy/ansible/fleet.yml against "hosts" that are
 # network namespaces, each with its own sshd (openssh-server; Debian's
 # policy starts no service of it here).
@@ -39,8 +40,8 @@ haproxy valgrind chromium nodejs strace prometheus ansible-core \
 openssh-server"
 # Debian ships npm apart from nodejs; NodeSource's nodejs has it inside.
 command -v npm > /dev/null || TEST="$TEST npm"
-# libcmocka-dev: the unit tests. Running needs the build's packages
-# alone: no browser, node, real servers or Ansible.
+# Running needs the build's packages alone: no browser, node, real
+# servers or Ansible.
 if [ "$MODE" = run ]; then
 	PKGS="$BUILD $BPF ${EXTRA_PKGS:-}"
 else

@@ -7,9 +7,9 @@
 
 #include "core/common.h"
 #include "output/json_doc.h"
-#include "trace/tail.h"
 #include "results/run_results.h"
 #include "trace/summary.h"
+#include "trace/tail.h"
 #include "version.h"
 
 static void json_intervals(FILE *f, const struct run_results *r)
@@ -98,9 +98,10 @@ static void json_tail(FILE *f, const struct trace_summary *ts)
 /* The tail explained (trace/tail.h): the tail_* keys, nested. */
 static void json_tail_parts(FILE *f, const struct trace_summary *ts)
 {
-	const struct stage_def *d = trace_stage_defs(ts);
+	const struct stage_def *d = stage_defs(ts->side);
 	int q, j, first = 1;
 
+	/* Made from records only: none under --trace=hist. */
 	fputs("  \"tail\": {", f);
 	for (q = 0; q < TAIL_QUANTILES; q++) {
 		const struct tail_part *t = &ts->tailq[q];
@@ -112,7 +113,7 @@ static void json_tail_parts(FILE *f, const struct trace_summary *ts)
 			(unsigned long long)t->n, t->above_ns / 1e3);
 		json_string(f, d[tail_top(t, ts->side)].name);
 		fputs(", \"stages\": {", f);
-		for (j = 0; j < trace_stage_count(ts); j++) {
+		for (j = 0; j < stage_count(ts->side); j++) {
 			fputs(j ? ", " : "", f);
 			json_string(f, d[j].name);
 			fprintf(f, ": {\"share\": %.4f, \"excess_us\": %.3f}",

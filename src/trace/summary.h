@@ -19,7 +19,6 @@
 /* The slowest kept transactions shown under the table and in JSON. */
 #define TRACE_TAIL 5
 
-
 struct tracer;
 
 struct trace_summary {
