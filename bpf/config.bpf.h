@@ -29,7 +29,16 @@ const volatile __u8 side;		/* enum ns_side of this process */
  * not one per end.
  */
 const volatile __u8 both_ends;
+
+/* Does this object serve that end of the connections (0 client, 1 server)? */
+static __always_inline int serves(int server)
+{
+	return both_ends || NS_IS_SERVER(side) == server;
+}
+
 const volatile __u8 hist_mode;		/* --trace=hist: no records */
+/* The arrivals table has 1 << arrival_set_bits sets (arrival.bpf.h). */
+const volatile __u32 arrival_set_bits = NS_ARRIVAL_SET_BITS_MAX;
 /*
  * --trace-sample: TCP messages whose number is a multiple of `sample`
  * are timed, the rest leave each program after the storage lookup. A

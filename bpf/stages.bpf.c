@@ -47,12 +47,6 @@ int BPF_PROG(netif_receive_skb, struct sk_buff *skb)
 	return 0;
 }
 
-/* Does this object serve that end of the connections (0 client, 1 server)? */
-static __always_inline int serves(int server)
-{
-	return both_ends || NS_IS_SERVER(side) == server;
-}
-
 /*
  * tcp_crr: storage for a connection of the data port, made by BPF, at
  * its client or its server. Its worker is known at its first record;

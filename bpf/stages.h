@@ -231,6 +231,13 @@ enum ns_prog {
 #define NS_RING_BYTES (1 << 20)
 #define NS_OBS_RING_BYTES (16 << 20)	/* observe's one ring */
 
+/*
+ * TCP arrivals (bpf/arrival.bpf.h): sets of four entries, 2^bits of
+ * them, from one page (6) to 1 MiB (14).
+ */
+#define NS_ARRIVAL_SET_BITS_MIN 6
+#define NS_ARRIVAL_SET_BITS_MAX 14
+
 /* UDP datagrams queued on one socket whose stamps are kept (a power of 2). */
 #define NS_UDP_QUEUE 16
 

@@ -153,6 +153,41 @@ static void share_rx_clock(struct stages_bpf *skel)
 	close(fd);
 }
 
+static uint32_t clamp_bits(int bits)
+{
+	if (bits < NS_ARRIVAL_SET_BITS_MIN)
+		return NS_ARRIVAL_SET_BITS_MIN;
+	return bits > NS_ARRIVAL_SET_BITS_MAX ? NS_ARRIVAL_SET_BITS_MAX : bits;
+}
+
+/*
+ * The arrivals table's sets (bpf/arrival.bpf.h): 16 sets, 64 entries,
+ * for each packet of the messages that can be in flight, so that a packet's entry
+ * outlives the others that come before its socket takes it (4,096
+ * entries for 1,000 flows lost about 1 in 100,000 here); all of them
+ * when the flows are not known (a server, observe). A smaller table is
+ * cheaper: its lines stay cached.
+ */
+static uint32_t arrival_set_bits(const struct tracer_cfg *cfg)
+{
+	uint32_t size = cfg->rx_size > cfg->tx_size ? cfg->rx_size
+						     : cfg->tx_size;
+	/* Packets a message, at 1,448 bytes (a veth's without GRO). */
+	uint64_t want = (uint64_t)cfg->flows * (cfg->inflight + 1) *
+			(cfg->both_ends ? 2 : 1) * (1 + size / 1448) * 16;
+	uint32_t bits = NS_ARRIVAL_SET_BITS_MIN;
+	const char *bench = getenv("NETSTAGE_BENCH_ARRIVAL_SET_BITS");
+
+	/* bench/program-cost.sh: the table's cost by its size. */
+	if (bench)
+		return clamp_bits(atoi(bench));
+	if (!cfg->flows)
+		return NS_ARRIVAL_SET_BITS_MAX;
+	while (bits < NS_ARRIVAL_SET_BITS_MAX && (1ull << bits) < want)
+		bits++;
+	return bits;
+}
+
 static struct stages_bpf *open_with(const struct tracer *t,
 				    const struct tracer_cfg *cfg,
 				    int fentry, int *err)
@@ -183,6 +218,9 @@ static struct stages_bpf *open_with(const struct tracer *t,
 	skel->rodata->lean = t->lean;
 	skel->rodata->arrival_hook = !t->missing[NS_P_ARRIVAL];
 	skel->rodata->retrans_err = t->retrans_err;
+	skel->rodata->arrival_set_bits = arrival_set_bits(cfg);
+	bpf_map__set_max_entries(skel->maps.arrivals,
+				 1u << arrival_set_bits(cfg));
 	if (wcap(t, cfg) && cfg->hist_mode)
 		bpf_map__set_max_entries(skel->maps.wstamps, wcap(t, cfg) *
 					 (cfg->both_ends ? 2 : 1));
