@@ -127,7 +127,9 @@ split() {		# name args...
 	$PIN $NS $WL -c -H 127.0.0.1 -C 23866 -P 23867 -q -l "$LEN" $BURST \
 		"$@" > "$OUT/ns.out" 2> /dev/null
 	wait
-	record "$name" "$(grep -m1 '^throughput=' "$OUT/ns.out" | cut -d= -f2)"
+	# A client with its server's results names its own keys client.*.
+	record "$name" "$(grep -m1 -E '^(client\.)?throughput=' "$OUT/ns.out" |
+		cut -d= -f2)"
 }
 
 # bpftrace counting four tracepoints of the stage model, system-wide.

@@ -233,9 +233,11 @@ enum ns_prog {
 
 /*
  * TCP arrivals (bpf/arrival.bpf.h): sets of four entries, 2^bits of
- * them, from one page (6) to 1 MiB (14).
+ * them, from one page (6) to 1 MiB (14); 256 KiB when the run's flows
+ * are not known.
  */
 #define NS_ARRIVAL_SET_BITS_MIN 6
+#define NS_ARRIVAL_SET_BITS_UNKNOWN 12
 #define NS_ARRIVAL_SET_BITS_MAX 14
 
 /* UDP datagrams queued on one socket whose stamps are kept (a power of 2). */
