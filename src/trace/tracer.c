@@ -389,14 +389,14 @@ static struct stages_bpf *open_tries(struct tracer *t,
 	struct stages_bpf *skel;
 	int flush_err;
 
-	for (*fentry = 1; *fentry >= 0; (*fentry)--)
+	for (*fentry = !t->no_fentry; *fentry >= 0; (*fentry)--)
 		if ((skel = open_with(t, cfg, *fentry, err)))
 			return skel;
 	if (!NS_IS_OBS(t->side))
 		return NULL;
 	flush_err = *err;
 	t->no_flush = 1;
-	for (*fentry = 1; *fentry >= 0; (*fentry)--)
+	for (*fentry = !t->no_fentry; *fentry >= 0; (*fentry)--)
 		if ((skel = open_with(t, cfg, *fentry, err))) {
 			t->flush_errno = -flush_err;
 			return skel;

@@ -3,9 +3,12 @@
  * where the kernel allows it, else the tracepoint inside the same
  * function), which sides use it, and what the kernel lacks of them.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
+#include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
@@ -103,6 +106,34 @@ static int tp_args(const struct btf *vmlinux, const char *tp)
 }
 
 /*
+ * Does the kernel take an fentry program on function fn? A refused
+ * fentry costs a whole load of the object (its BTF parsed again, its
+ * programs verified up to the refused one, 0.1 s here): a program of
+ * two instructions asks first. 1 when it cannot tell: loading decides.
+ */
+static int fentry_taken(const struct btf *vmlinux, const char *fn)
+{
+	const struct bpf_insn ret0[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	int id = btf__find_by_name_kind(vmlinux, fn, BTF_KIND_FUNC), fd;
+	LIBBPF_OPTS(bpf_prog_load_opts, o,
+		    .expected_attach_type = BPF_TRACE_FENTRY,
+		    .attach_btf_id = id);
+
+	if (id <= 0)
+		return 1;
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "ns_fentry_probe", "GPL",
+			   ret0, 2, &o);
+	/* 524: the kernel's own ENOTSUPP, which user space has no name for. */
+	if (fd < 0)
+		return errno != EPERM && errno != EOPNOTSUPP && errno != 524;
+	close(fd);
+	return 1;
+}
+
+/*
  * Which used hooks' tracepoints the kernel lacks. A hook that can be
  * done without is left out with a note; any other ends tracing: 0, or
  * -1 with `why`. Without kernel BTF, loading says why. A hook with an
@@ -116,6 +147,7 @@ int tracer_find_missing(struct tracer *t, char *why, size_t len)
 	if (!vmlinux)
 		return 0;
 	t->retrans_err = tp_args(vmlinux, "tcp_retransmit_skb") >= 3;
+	t->no_fentry = !fentry_taken(vmlinux, "dev_hard_start_xmit");
 	for (i = 0; i < NS_P_COUNT; i++) {
 		const struct hook *h = &tracer_hook_table[i];
 

@@ -52,6 +52,7 @@ struct tracer {
 	int lean;		/* without the recv and send length hooks */
 	int missing[NS_P_COUNT];	/* the kernel lacks its tracepoint */
 	int retrans_err;	/* tcp_retransmit_skb passes the error */
+	int no_fentry;		/* the kernel refused a probe's fentry */
 	int stamp_fd;		/* keeps the kernel stamping packets */
 	struct bpf_link *flush;	/* observe: obs_flush over the sockets */
 	int no_flush;		/* observe: the kernel refused obs_flush */

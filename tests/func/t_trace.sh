@@ -932,6 +932,24 @@ assert float(kv[p + "runs"]) >= 4, kv[p + "runs"]
 PY
 }
 
+# The object loads once: where the kernel refuses fentry (this PVM
+# guest does), a two-instruction probe says so before the load, instead
+# of a whole load failing at dev_hard_start_xmit and being done again.
+t_trace_loads_its_object_once() {
+	need_root
+	local how
+
+	ns tcp_rr --local -l 1 -q --trace --logtostderr > out 2> err
+	how=$(key out client.trace_hooks | tr , '\n' |
+		sed -n 's/^dev_hard_start_xmit://p')
+	[ -n "$how" ] || { echo "no dev_hard_start_xmit in trace_hooks"; return 1; }
+	if grep -q 'failed to load' err; then
+		echo "a load failed (the hand-off by $how):"
+		grep 'libbpf' err | head -3
+		return 1
+	fi
+}
+
 t_trace_states_its_cost() {
 	need_root
 	local before
