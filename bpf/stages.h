@@ -229,7 +229,7 @@ enum ns_prog {
 /* Workers that can be traced, and each one's ring buffer. */
 #define NS_MAX_RINGS 256
 #define NS_RING_BYTES (1 << 20)
-#define NS_OBS_RING_BYTES (16 << 20)	/* observe's one ring */
+#define NS_OBS_RING_BYTES (4 << 20)	/* observe's one ring */
 
 /*
  * TCP arrivals (bpf/arrival.bpf.h): sets of four entries, 2^bits of
