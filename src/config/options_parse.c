@@ -320,7 +320,115 @@ static const struct opt_def *by_short(int c, unsigned int wl)
 	return NULL;
 }
 
-static int bad_option(int c, char **argv, char *err, size_t len)
+/* The option named name (n bytes, as typed after "--"), any workload's. */
+static const struct opt_def *by_long(const char *name, size_t n)
+{
+	size_t i, ndefs;
+	const struct opt_def *defs = options_defs(&ndefs);
+	char dashed[64];
+
+	for (i = 0; i < ndefs; i++) {
+		opt_dashed(dashed, sizeof(dashed), defs[i].name);
+		if ((strlen(defs[i].name) == n &&
+		     !strncmp(defs[i].name, name, n)) ||
+		    (strlen(dashed) == n && !strncmp(dashed, name, n)))
+			return &defs[i];
+	}
+	return NULL;
+}
+
+/* Edits (a letter changed, added or dropped) from a's n bytes to b. */
+static size_t edits(const char *a, size_t n, const char *b)
+{
+	size_t m = strlen(b), row[64], i, j, prev, cur;
+
+	if (n >= 64 || m >= 64)
+		return SIZE_MAX;
+	for (j = 0; j <= m; j++)
+		row[j] = j;
+	for (i = 1; i <= n; i++) {
+		prev = row[0];
+		row[0] = i;
+		for (j = 1; j <= m; j++) {
+			cur = row[j];
+			row[j] = prev + (a[i - 1] != b[j - 1]);
+			if (row[j - 1] + 1 < row[j])
+				row[j] = row[j - 1] + 1;
+			if (cur + 1 < row[j])
+				row[j] = cur + 1;
+			prev = cur;
+		}
+	}
+	return row[m];
+}
+
+/* This workload's option nearest to the mistyped name: 2 edits at most. */
+static const char *nearest(const char *name, size_t n, unsigned int wl,
+			   char *buf, size_t len)
+{
+	size_t i, ndefs, best = 3, e;
+	const struct opt_def *defs = options_defs(&ndefs);
+	const char *found = NULL;
+
+	for (i = 0; i < ndefs; i++) {
+		if (!(defs[i].mask & wl))
+			continue;
+		opt_dashed(buf, len, defs[i].name);
+		e = edits(name, n, buf);
+		if (e < best) {
+			best = e;
+			found = defs[i].name;
+		}
+	}
+	if (!found)
+		return NULL;
+	opt_dashed(buf, len, found);
+	return buf;
+}
+
+/* "tcp_rr, tcp_crr and udp_rr": the workloads of mask. */
+static void workloads_of(unsigned int mask, char *buf, size_t len)
+{
+	unsigned int bit, left = mask & W_ALL;
+	size_t at = 0;
+
+	buf[0] = '\0';
+	for (bit = 1; left && at < len; bit <<= 1) {
+		if (!(left & bit))
+			continue;
+		left &= ~bit;
+		at += snprintf(buf + at, len - at, "%s%s",
+			       at ? (left ? ", " : " and ") : "",
+			       options_workload_name(bit));
+	}
+}
+
+/*
+ * An option getopt did not take: one of another workload's (say whose),
+ * a near miss of this one's (say which), or unknown.
+ */
+static int unknown_long(const char *arg, unsigned int wl, char *err,
+			size_t len)
+{
+	/* The name alone: "--bogus=5" is about --bogus. */
+	int n = (int)strcspn(arg, "=");
+	const struct opt_def *d = by_long(arg + 2, n - 2);
+	char names[96];
+
+	if (d && (d->mask & W_ALL) && options_workload_name(wl)) {
+		workloads_of(d->mask, names, sizeof(names));
+		return opt_fail(err, len, NULL, "unknown option '%.*s' for %s "
+				"(%s take it)", n, arg,
+				options_workload_name(wl), names);
+	}
+	if (!d && nearest(arg + 2, n - 2, wl, names, sizeof(names)))
+		return opt_fail(err, len, NULL, "unknown option '%.*s' (did "
+				"you mean '--%s'?)", n, arg, names);
+	return opt_fail(err, len, NULL, "unknown option '%.*s'", n, arg);
+}
+
+static int bad_option(int c, char **argv, unsigned int wl, char *err,
+		      size_t len)
 {
 	const char *arg = argv[optind - 1];
 
@@ -328,9 +436,7 @@ static int bad_option(int c, char **argv, char *err, size_t len)
 		return opt_fail(err, len, NULL, "option '%s' needs a value", arg);
 	if (optopt && !(arg[0] == '-' && arg[1] == '-'))
 		return opt_fail(err, len, NULL, "unknown option '-%c'", optopt);
-	/* The name alone: "--bogus=5" is about --bogus. */
-	return opt_fail(err, len, NULL, "unknown option '%.*s'",
-		    (int)strcspn(arg, "="), arg);
+	return unknown_long(arg, wl, err, len);
 }
 
 int options_parse(struct options *o, unsigned int wl, int argc, char **argv,
@@ -355,7 +461,7 @@ int options_parse(struct options *o, unsigned int wl, int argc, char **argv,
 		const struct opt_def *d;
 
 		if (c == '?' || c == ':') {
-			rc = bad_option(c, argv, err, len);
+			rc = bad_option(c, argv, wl, err, len);
 			break;
 		}
 		d = c >= 256 ? &defs[c - 256] : by_short(c, wl);

@@ -42,12 +42,19 @@ t_make_install_and_uninstall() {
 		COMP_WORDS=(netstage udp_rr --rat); COMP_CWORD=2; _netstage
 		echo "[${COMPREPLY[*]}]"
 		COMP_WORDS=(netstage udp_rr --bur); COMP_CWORD=2; _netstage
-		echo "[${COMPREPLY[*]}]"')
-	# --rate belongs to tcp_rr alone; --burst to udp_rr too.
+		echo "[${COMPREPLY[*]}]"
+		COMP_WORDS=(netstage tcp_rr --trace); COMP_CWORD=2; _netstage
+		echo "${COMPREPLY[*]}"
+		COMP_WORDS=(netstage m); COMP_CWORD=1; _netstage
+		echo "${COMPREPLY[*]}"')
+	# --rate belongs to tcp_rr alone; --burst to udp_rr too. Each option
+	# once (--trace was offered four times, from other options' texts).
 	expect_eq "$out" "tcp_rr tcp_crr tcp_stream
 --trace-max-records
 []
-[--burst]" "completions"
+[--burst]
+--trace --trace-control --trace-max-records --trace-records --trace-sample --trace-sched
+merge" "completions"
 	make -s -C "$REPO" $build $san uninstall DESTDIR="$PWD/root" \
 		PREFIX=/usr > make.out 2>&1 || fail "$(tail -5 make.out)"
 	expect_eq "$(find root -type f -o -type l | wc -l)" 0 "left installed"

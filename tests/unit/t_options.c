@@ -216,6 +216,17 @@ static void t_parse_errors_name_the_option(void **state)
 	expect_error(W_TCP_STREAM, "unknown option '--request-size'",
 		     "--request-size=5", NULL);
 	expect_error(W_TCP_RR, "unknown option '-r'", "-r", NULL);
+	/* Whose it is, or what was meant. */
+	expect_error(W_TCP_STREAM, "unknown option '--request-size' for "
+		     "tcp_stream (tcp_rr, tcp_crr and udp_rr take it)",
+		     "--request-size=5", NULL);
+	expect_error(W_TCP_RR, "unknown option '--trase' (did you mean "
+		     "'--trace'?)", "--trase", NULL);
+	expect_error(W_TCP_RR, "unknown option '--nmu-flows' (did you mean "
+		     "'--num-flows'?)", "--nmu-flows=2", NULL);
+	/* Three edits from every option: no guess. */
+	expect_error(W_TCP_RR, "unknown option '--bogus'", "--bogus", NULL);
+	assert_null(strstr(err, "did you mean"));
 }
 
 static void t_validation_errors(void **state)
