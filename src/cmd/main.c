@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <bpf/libbpf.h>
+
 #include "control/auth.h"
 #include "core/common.h"
 #include "stats/cpu.h"
@@ -24,6 +26,7 @@
 #include "side/side.h"
 #include "sys/stop.h"
 #include "config/workload.h"
+#include "trace/tracer.h"
 
 static void usage_all(FILE *f)
 {
@@ -37,6 +40,14 @@ static void usage_all(FILE *f)
 		"       netstage --man                the man page (roff)\n"
 		"  e.g. netstage tcp_rr --local -l 5\n",
 		workload_names());
+}
+
+/* What built it, what it runs with, and what the kernel offers it. */
+static void print_version(FILE *f)
+{
+	fprintf(f, "netstage %s\nlibbpf %s, %s\n", NETSTAGE_VERSION,
+		libbpf_version_string(), script_lua_version());
+	tracer_kernel_features(f);
 }
 
 static void on_alarm(int sig)
@@ -58,7 +69,7 @@ static const struct workload *pick(int *argc, char ***argv)
 	if (wl && !(*argc >= 2 && !strcmp((*argv)[1], "--version")))
 		return wl;
 	if (*argc >= 2 && !strcmp((*argv)[1], "--version")) {
-		printf("netstage %s\n", NETSTAGE_VERSION);
+		print_version(stdout);
 		exit(0);
 	}
 	/* What `make install` builds the man page from. */

@@ -26,6 +26,11 @@ static const char *const hook_names[HOOK_COUNT] = {
 	"server_recvmsg", "client_recverr", "server_recverr",
 };
 
+const char *script_lua_version(void)
+{
+	return LUA_RELEASE;
+}
+
 const char *script_hook_name(enum hook h)
 {
 	return hook_names[h];

@@ -64,6 +64,9 @@ int script_socket_hook(struct script_worker *sw, enum hook h, int fd,
 ssize_t script_packet_hook(struct script_worker *sw, enum hook h, int fd,
 			   struct msghdr *m, int flags);
 
+/* The Lua it runs scripts with: "Lua 5.3.6". */
+const char *script_lua_version(void);
+
 /* A hook failed: the side stops and run() raises the error. */
 int script_failed(const struct script *sc);
 /* The first hook's error message (NULL: none). */

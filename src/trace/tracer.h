@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "stats/hist.h"
 #include "stages.h"
@@ -40,6 +41,13 @@ struct tracer_cfg {
 
 /* Lean: flows an end keeps stamps or record slots for when it cannot tell. */
 #define NS_FLOWS_UNKNOWN 65536
+
+/*
+ * What this kernel offers tracing, for --version: its release, whether
+ * it has BTF and takes fentry, and which of the hooks' tracepoints it
+ * has. Lines on f.
+ */
+void tracer_kernel_features(FILE *f);
 
 /*
  * Load and attach. On failure returns NULL with `why` saying in one

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -165,4 +166,30 @@ int tracer_find_missing(struct tracer *t, char *why, size_t len)
 	}
 	btf__free(vmlinux);
 	return 0;
+}
+
+void tracer_kernel_features(FILE *f)
+{
+	struct btf *vmlinux = btf__load_vmlinux_btf();
+	struct utsname u;
+	size_t i;
+
+	if (uname(&u))
+		strcpy(u.release, "?");
+	if (!vmlinux) {
+		fprintf(f, "kernel %s: no BTF (/sys/kernel/btf/vmlinux): "
+			"--trace and observe cannot run\n", u.release);
+		return;
+	}
+	fprintf(f, "kernel %s: BTF; fentry %s\n", u.release,
+		geteuid() ? "not known (ask as root)"
+		: fentry_taken(vmlinux, "dev_hard_start_xmit") ? "taken"
+		: "refused (the tracepoints serve)");
+	fprintf(f, "tracepoints:");
+	for (i = 0; i < NS_P_COUNT; i++)
+		fprintf(f, " %s%s", tracer_hook_table[i].tp_btf,
+			kernel_has(vmlinux, tracer_hook_table[i].tp_btf) ? ""
+			: " (missing)");
+	fprintf(f, "\n");
+	btf__free(vmlinux);
 }

@@ -195,9 +195,20 @@ t_workload_from_program_name() {
 	ns tcp_rr --help | grep -q -- '--request-size'
 	ns --help | grep -q 'udp_stream'
 	# What built it: --version, and a version key with the options.
-	ns --version | grep -Eq '^netstage [0-9a-z.-]+$'
-	expect_eq "$(key out version)" "$(ns --version | cut -d' ' -f2)" \
+	ns --version > version
+	grep -Eq '^netstage [0-9a-z.-]+$' version
+	expect_eq "$(key out version)" "$(head -1 version | cut -d' ' -f2)" \
 		"version key"
+	# What it runs with, and what this kernel offers tracing: every
+	# hook's tracepoint named, a missing one said to be missing.
+	expect_eq "$(sed -n 2p version | sed -E 's/[0-9.]+/N/g')" \
+		"libbpf vN, Lua N" "libraries"
+	grep -Eq '^kernel [^ ]+: (BTF; fentry (taken|refused|not known)|no BTF)' \
+		version || fail "no kernel line: $(sed -n 3p version)"
+	expect_eq "$(sed -n 4p version | wc -w)" 12 "tracepoints line"
+	NETSTAGE_TRACE_PRETEND_MISSING=sched_switch ns --version |
+		grep -q ' sched_switch (missing) ' ||
+		fail "a missing tracepoint is not said to be"
 }
 
 # docs/usage.md has a row for every option --help lists, of every
