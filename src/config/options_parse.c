@@ -439,6 +439,34 @@ static int bad_option(int c, char **argv, unsigned int wl, char *err,
 	return unknown_long(arg, wl, err, len);
 }
 
+/*
+ * A word left over. After an option whose value is optional (-A, --trace)
+ * it was most likely meant as that value, which getopt takes only
+ * joined to it: say how.
+ */
+static int unexpected(char **argv, unsigned int wl, char *err, size_t len)
+{
+	const char *prev = optind > 1 ? argv[optind - 1] : "";
+	const struct opt_def *d = NULL;
+	char name[64], joined[96];
+
+	if (prev[0] == '-' && prev[1] == '-')
+		d = by_long(prev + 2, strlen(prev + 2));
+	else if (prev[0] == '-' && prev[1] && !prev[2])
+		d = by_short(prev[1], wl);
+	if (d && has_arg(d) == optional_argument) {
+		opt_dashed(name, sizeof(name), d->name);
+		snprintf(joined, sizeof(joined), " or -%c%s", d->shortopt,
+			 argv[optind]);
+		return opt_fail(err, len, NULL, "unexpected argument '%s' "
+				"(--%s takes its value joined: --%s=%s%s)",
+				argv[optind], name, name, argv[optind],
+				d->shortopt ? joined : "");
+	}
+	return opt_fail(err, len, NULL, "unexpected argument '%s'",
+			argv[optind]);
+}
+
 int options_parse(struct options *o, unsigned int wl, int argc, char **argv,
 		  char *err, size_t len)
 {
@@ -471,8 +499,7 @@ int options_parse(struct options *o, unsigned int wl, int argc, char **argv,
 			break;
 	}
 	if (!rc && optind < argc)
-		rc = opt_fail(err, len, NULL, "unexpected argument '%s'",
-			  argv[optind]);
+		rc = unexpected(argv, wl, err, len);
 	free(t);
 	return rc;
 }

@@ -227,6 +227,12 @@ static void t_parse_errors_name_the_option(void **state)
 	/* Three edits from every option: no guess. */
 	expect_error(W_TCP_RR, "unknown option '--bogus'", "--bogus", NULL);
 	assert_null(strstr(err, "did you mean"));
+	/* An optional value set apart from its option: how to give it. */
+	expect_error(W_TCP_RR, "unexpected argument 's.csv' (--all-samples "
+		     "takes its value joined: --all-samples=s.csv or -As.csv)",
+		     "-A", "s.csv", NULL);
+	expect_error(W_TCP_RR, "unexpected argument 'hist' (--trace takes "
+		     "its value joined: --trace=hist)", "--trace", "hist", NULL);
 }
 
 static void t_validation_errors(void **state)
