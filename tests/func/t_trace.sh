@@ -631,7 +631,7 @@ t_trace_open_loop_waterfall_joins_by_number() {
 		$(key out waterfall.unmatched)))" \
 		"$(key out waterfall.client_transactions)" "joined + unmatched"
 	python3 - out tr.csv tr.server.csv <<'PY'
-import csv, sys
+import csv, math, sys
 kv = dict(l.rstrip("\n").split("=", 1) for l in open(sys.argv[1]) if "=" in l)
 srv = {(r["port"], r["seq"]): r for r in csv.DictReader(open(sys.argv[3]))}
 legs = []
@@ -641,7 +641,11 @@ for c in csv.DictReader(open(sys.argv[2])):
         legs.append(int(c["NETIF_RX"]) - int(s["DEV_XMIT"]))
 legs.sort()
 assert len(legs) == int(kv["waterfall.transactions"]), len(legs)
-p99 = legs[int(0.99 * (len(legs) - 1))] / 1e3
+# The rank the histogram's p99 takes (stats/hist.c): ceil(0.99 n). The
+# sorted legs' 0.99 (n - 1), taken before, is a rank lower, which in a
+# sparse tail can be far lower: once, an overloaded --rate client under
+# the sanitizers, 1.653 against the waterfall's 1.764.
+p99 = legs[math.ceil(0.99 * len(legs)) - 1] / 1e3
 w = float(kv["waterfall.wire_to_client_p99_us"])
 # The histogram's buckets: a few percent.
 assert abs(w - p99) <= 0.05 * p99 + 0.02, (w, p99)
