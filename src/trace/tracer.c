@@ -224,7 +224,7 @@ static struct stages_bpf *open_with(const struct tracer *t,
 	skel->rodata->retrans_err = t->retrans_err;
 	skel->rodata->arrival_set_bits = arrival_set_bits(cfg);
 	bpf_map__set_max_entries(skel->maps.arrivals,
-				 1u << arrival_set_bits(cfg));
+				 1u << skel->rodata->arrival_set_bits);
 	if (wcap(t, cfg) && cfg->hist_mode)
 		bpf_map__set_max_entries(skel->maps.wstamps, wcap(t, cfg) *
 					 (cfg->both_ends ? 2 : 1));

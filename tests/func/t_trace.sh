@@ -946,11 +946,9 @@ t_trace_loads_its_object_once() {
 	ns tcp_rr --local -l 1 -q --trace --logtostderr > out 2> err
 	how=$(key out client.trace_hooks | tr , '\n' |
 		sed -n 's/^dev_hard_start_xmit://p')
-	[ -n "$how" ] || { echo "no dev_hard_start_xmit in trace_hooks"; return 1; }
+	[ -n "$how" ] || fail "no dev_hard_start_xmit in trace_hooks"
 	if grep -q 'failed to load' err; then
-		echo "a load failed (the hand-off by $how):"
-		grep 'libbpf' err | head -3
-		return 1
+		fail "a load failed (the hand-off by $how): $(grep -m3 libbpf err)"
 	fi
 }
 
