@@ -138,6 +138,8 @@ static const struct opt_def defs[] = {
 	  64 << 20, "bytes per send()/recv()" },
 	{ "buffer_size", 'B', T_INT, O(buffer_size), W_UDP_STREAM, "1400", 1,
 	  65507, "bytes per datagram" },
+	{ "read_size", 0, T_INT, O(read_size), W_TCP_STREAM, "0", 0, 64 << 20,
+	  "bytes per recv() at most on the reading end (netperf -M); 0: --buffer-size" },
 	{ "enable_read", 'r', T_BOOL, O(enable_read), W_STREAM, NULL, 0, 0,
 	  "read from flows (on by default for the server)" },
 	{ "enable_write", 'w', T_BOOL, O(enable_write), W_STREAM, NULL, 0, 0,

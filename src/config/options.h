@@ -123,6 +123,7 @@ struct options {
 	int trace_sched;	/* wakeup split by the scheduler's events */
 	/* stream */
 	int buffer_size;
+	int read_size;		/* tcp_stream's reader; 0: buffer_size */
 	int enable_read;
 	int enable_write;
 
@@ -168,6 +169,12 @@ int options_given(const struct options *o, const char *name);
  * for a socket.
  */
 int options_inflight(const struct options *o, int traced);
+
+/* Bytes a stream's reader asks recv() for: --read-size, else -B. */
+static inline int options_read_size(const struct options *o)
+{
+	return o->read_size ? o->read_size : o->buffer_size;
+}
 
 /*
  * The name of the workload of W_ bit `bit` (one bit), as

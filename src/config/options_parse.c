@@ -416,10 +416,13 @@ static int unknown_long(const char *arg, unsigned int wl, char *err,
 	char names[96];
 
 	if (d && (d->mask & W_ALL) && options_workload_name(wl)) {
+		int one = __builtin_popcount(d->mask & W_ALL) == 1;
+
 		workloads_of(d->mask, names, sizeof(names));
 		return opt_fail(err, len, NULL, "unknown option '%.*s' for %s "
-				"(%s take it)", n, arg,
-				options_workload_name(wl), names);
+				"(%s%s %s it)", n, arg,
+				options_workload_name(wl), one ? "only " : "",
+				names, one ? "takes" : "take");
 	}
 	if (!d && nearest(arg + 2, n - 2, wl, names, sizeof(names)))
 		return opt_fail(err, len, NULL, "unknown option '%.*s' (did "

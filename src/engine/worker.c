@@ -328,6 +328,18 @@ void worker_init(struct worker *w, struct run_shared *rs)
 	hist_reset(&w->lat_unc_total);
 }
 
+/* One buffer serves every send and recv of the worker's flows. */
+static size_t worker_buf_size(const struct options *o)
+{
+	size_t n = 65536;
+
+	if ((size_t)o->buffer_size > n)
+		n = o->buffer_size;
+	if ((size_t)o->read_size > n)
+		n = o->read_size;
+	return n;
+}
+
 static int setup_worker(struct worker *w, struct run_shared *rs, char *err,
 			size_t len)
 {
@@ -338,8 +350,7 @@ static int setup_worker(struct worker *w, struct run_shared *rs, char *err,
 		w->sw = script_worker(rs->script, w->id);
 		w->phooks = rs->phooks;
 	}
-	w->buf = xcalloc(1, rs->o->buffer_size > 65536 ? rs->o->buffer_size
-							: 65536);
+	w->buf = xcalloc(1, worker_buf_size(rs->o));
 	if (rs->tracer && !rs->trace_hist) {
 		w->tw = xcalloc(1, sizeof(*w->tw));
 		if (trace_worker_init(w->tw, rs->tracer, w->id,

@@ -42,7 +42,7 @@ static int more(const struct worker *w, int i, int short_send)
 
 static void read_some(struct worker *w, struct flow *f)
 {
-	size_t len = w->rs->o->buffer_size;
+	size_t len = options_read_size(w->rs->o);
 	ssize_t r;
 	int i = 0;
 
@@ -110,6 +110,7 @@ static void write_some(struct worker *w, struct flow *f)
 void stream_run_blocking(struct worker *w, struct flow *f)
 {
 	size_t len = w->rs->o->buffer_size;
+	size_t rlen = options_read_size(w->rs->o);
 	int writes = w->rs->do_write;
 	uint64_t d = w->rs->o->delay;
 	ssize_t r;
@@ -118,7 +119,7 @@ void stream_run_blocking(struct worker *w, struct flow *f)
 		if (writes && d)
 			pause_delay(d);
 		r = writes ? io_send(w, f->fd, w->buf, len, MSG_NOSIGNAL)
-			   : io_recv(w, f->fd, w->buf, len, 0);
+			   : io_recv(w, f->fd, w->buf, rlen, 0);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0) {

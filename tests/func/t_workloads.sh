@@ -383,6 +383,41 @@ PY
 		fail "$(cat bad.err)"
 }
 
+# --read-size: the reader asks recv() for that many bytes whatever -B
+# the writer sends (netperf's -M), in both engines; the length asked is
+# exact, so strace reads it off every data call of the server.
+t_tcp_stream_read_size() {
+	local srv mode
+
+	for mode in epoll blocking; do
+		next_ports
+		under_strace -f -qq -o trace.$mode -e trace=recvfrom \
+			timeout -k 5 "$BOUND" "$NETSTAGE" tcp_stream \
+			-C "$CPORT" -P "$DPORT" -q --read-size 131072 \
+			--io-mode=$mode > srv.out 2> srv.err &
+		srv=$!
+		wait_port "$CPORT"
+		ns tcp_stream -c -H 127.0.0.1 -C "$CPORT" -l 1 -q -B 4096 \
+			--io-mode=$mode > cli.out
+		wait "$srv"
+		expect_eq "$(key srv.out read_size)" 131072 "$mode: read_size key"
+		expect_eq "$(key srv.out bytes_read)" \
+			"$(key cli.out bytes_written)" "$mode: server read all"
+		# The control connection's reads are the only others.
+		big=$(grep -c ', 131072, ' trace.$mode)
+		other=$(grep -v ', 131072, ' trace.$mode |
+			grep -c -E 'recvfrom\([0-9]+, .*, (4096|16384), ' || true)
+		expect_gt "$big" 10 "$mode: reads of --read-size bytes"
+		expect_eq "$other" 0 "$mode: reads of -B bytes"
+	done
+	# The bytes a call asks for bound what it returns, -B or not.
+	ns tcp_stream --local -l 1 -q --read-size 1000 > out
+	expect_le "$(( $(key out server.bytes_read) / \
+		$(key out server.num_transactions) ))" 1000 "bytes per read"
+	expect_usage_error "unknown option '--read-size' for udp_stream (only tcp_stream takes it)" \
+		udp_stream --read-size 100
+}
+
 t_tcp_stream_ipv6() {
 	ns tcp_stream --local -6 -l 1 -q > out
 	expect_eq "$(key out server.bytes_read)" \

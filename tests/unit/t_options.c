@@ -220,6 +220,9 @@ static void t_parse_errors_name_the_option(void **state)
 	expect_error(W_TCP_STREAM, "unknown option '--request-size' for "
 		     "tcp_stream (tcp_rr, tcp_crr and udp_rr take it)",
 		     "--request-size=5", NULL);
+	expect_error(W_UDP_STREAM, "unknown option '--read-size' for "
+		     "udp_stream (only tcp_stream takes it)",
+		     "--read-size=5", NULL);
 	expect_error(W_TCP_RR, "unknown option '--trase' (did you mean "
 		     "'--trace'?)", "--trase", NULL);
 	expect_error(W_TCP_RR, "unknown option '--nmu-flows' (did you mean "
