@@ -324,7 +324,10 @@ if section busy; then
 	done
 fi
 # Same bytes per send() on both sides: 16 KiB is netstage's (and
-# neper's) default, 128 KiB iperf3's (and netperf's here: -m).
+# neper's) default, 128 KiB iperf3's (and netperf's here: -m). And the
+# same bytes per recv(): iperf3 and iperf read -l, netperf its socket
+# buffer's size (128 KiB here), so against netperf at 16 KiB netstage
+# reads 128 KiB too (--read-size).
 if section stream; then
 	cc="$(sysctl -n net.ipv4.tcp_congestion_control), the system default"
 	if [ -n "$CC" ]; then
@@ -346,7 +349,14 @@ if section stream; then
 				'ns_stream $mode.netstage_blocking_16k "$pin" \
 					--io-mode=blocking' \
 				'iperf3_stream $mode.iperf3_16k "$pin" -l 16K' \
-				'iperf2_stream $mode.iperf2_16k "$pin" 16K'
+				'iperf2_stream $mode.iperf2_16k "$pin" 16K' \
+				'[ -z "$NETPERF" ] ||
+					ns_stream $mode.netstage_blocking_16k_r128k \
+						"$pin" --io-mode=blocking \
+						--read-size 131072' \
+				'[ -z "$NETPERF" ] ||
+					netperf_run $mode.netperf_16k "$pin" \
+						TCP_STREAM -m 16384'
 			rotate 'ns_stream $mode.netstage_stream_128k "$pin" \
 					-B 131072' \
 				'ns_stream $mode.netstage_blocking_128k "$pin" \
@@ -392,6 +402,9 @@ for mode in ("pinned", "unpinned"):
             ratio(f"{mode}.netstage_{ns}_{sz}", f"{mode}.iperf3_{sz}")
             ratio(f"{mode}.netstage_{ns}_{sz}", f"{mode}.iperf2_{sz}")
         ratio(f"{mode}.netstage_{ns}_128k", f"{mode}.netperf_128k")
+    # netperf's reader asks for its socket buffer's size (128 KiB
+    # here) whatever -m is: against it, netstage reads as much.
+    ratio(f"{mode}.netstage_blocking_16k_r128k", f"{mode}.netperf_16k")
 for ns in ("busy", "spin"):
     for peer in ("netstage_epoll", "sockperf_busy", "sockperf_spin",
                  "netperf"):
