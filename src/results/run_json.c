@@ -30,7 +30,13 @@ static int hist_of(json_t *j, struct hist *h)
 		if (!json_is_array(x) || lo < 0 || n < 1)
 			return -1;
 		/* Bucket bounds are whole ns, written to the ns. */
-		h->bucket[hist_index(llround(lo * 1e3))] += (uint64_t)n;
+		uint64_t blo, bhi;
+		unsigned int ix = hist_index(llround(lo * 1e3));
+
+		h->bucket[ix] += (uint64_t)n;
+		/* The spread, from the buckets' midpoints (compare's noise). */
+		hist_bucket_range(ix, &blo, &bhi);
+		h->sumsq += (double)n * ((blo + bhi) / 2.0) * ((blo + bhi) / 2.0);
 		if (!h->count)
 			h->min = llround(lo * 1e3);
 		h->count += (uint64_t)n;
@@ -72,6 +78,23 @@ static int stages_of(json_t *side, struct run_json *r)
 	return 0;
 }
 
+/* Each interval's rate (transactions/s, or Mbit/s for a stream). */
+static void rates_of(json_t *side, struct run_json *r)
+{
+	json_t *iv = json_object_get(side, "intervals"), *x;
+	size_t i;
+
+	if (!json_is_array(iv) || !json_array_size(iv))
+		return;
+	r->rate = xcalloc(json_array_size(iv), sizeof(*r->rate));
+	json_array_foreach(iv, i, x) {
+		json_t *v = json_object_get(x, r->mbps ? "mbps" : "rate");
+
+		if (json_is_number(v))
+			r->rate[r->nrate++] = json_number_value(v);
+	}
+}
+
 static int side_of(json_t *side, struct run_json *r)
 {
 	json_t *nsd = json_object_get(side, "netstage");
@@ -111,36 +134,62 @@ static int side_of(json_t *side, struct run_json *r)
 			return -1;
 		r->has_lat = 1;
 	}
+	rates_of(side, r);
 	return stages_of(side, r);
+}
+
+/*
+ * The sides of path's document into r[0..max-1]: a --local document's
+ * client and server, another its one side. The count, or -1.
+ */
+static int read_doc(const char *path, const char *who, struct run_json *r,
+		    int max, char *err, size_t len)
+{
+	static const char *const local[] = { "client", "server" };
+	json_error_t je;
+	json_t *doc = json_load_file(path, 0, &je), *side;
+	int n = 0, i, rc = 0;
+
+	memset(r, 0, sizeof(*r) * max);
+	if (!doc) {
+		snprintf(err, len, "%s: %s: %s (line %d)", who, path, je.text,
+			 je.line);
+		return -1;
+	}
+	for (i = 0; i < 2 && n < max && !rc; i++)
+		if ((side = json_object_get(doc, local[i])))
+			rc = side_of(side, &r[n++]);
+	if (!n)
+		rc = side_of(doc, &r[n++]);
+	json_decref(doc);
+	if (rc) {
+		snprintf(err, len, "%s: %s is no netstage results document "
+			 "(docs/netstage.schema.json)", who, path);
+		for (i = 0; i < n; i++)
+			run_json_free(&r[i]);
+		return -1;
+	}
+	return n;
 }
 
 int run_json_read(const char *path, struct run_json *r, char *err,
 		  size_t len)
 {
-	json_error_t je;
-	json_t *doc = json_load_file(path, 0, &je), *side;
-	int rc;
-
-	memset(r, 0, sizeof(*r));
-	if (!doc) {
-		snprintf(err, len, "merge: %s: %s (line %d)", path, je.text,
-			 je.line);
-		return -1;
-	}
 	/* --local's document: its client's side. */
-	side = json_object_get(doc, "client") ?: doc;
-	rc = side_of(side, r);
-	json_decref(doc);
-	if (rc) {
-		snprintf(err, len, "merge: %s is no netstage results document "
-			 "(docs/netstage.schema.json)", path);
-		run_json_free(r);
-	}
-	return rc;
+	return read_doc(path, "merge", r, 1, err, len) < 0 ? -1 : 0;
+}
+
+int run_json_read_sides(const char *path, const char *who,
+			struct run_json r[2], char *err, size_t len)
+{
+	return read_doc(path, who, r, 2, err, len);
 }
 
 void run_json_free(struct run_json *r)
 {
+	free(r->rate);
+	r->rate = NULL;
+	r->nrate = 0;
 	free(r->stage_hist);
 	r->stage_hist = NULL;
 	r->nstages = 0;
