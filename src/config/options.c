@@ -64,6 +64,8 @@ static const struct opt_def defs[] = {
 	  "us the kernel busy-polls the device before recv or epoll_wait sleeps (SO_BUSY_POLL, EPIOCSPARAMS; NAPI devices, not loopback)" },
 	{ "delay", 'D', T_DELAY, O(delay), W_ALL, "0", 0, 0,
 	  "delay between sends: ns, or with suffix ns/us/ms/s" },
+	{ "work", 0, T_DELAY, O(work), W_TCP_RR | W_TCP_CRR, "0", 0, 0,
+	  "server: spin this long before each answer, as a server computing it would (its app stage; --delay sleeps instead): ns, or with suffix ns/us/ms/s" },
 	{ "auth_key", 0, T_STR, O(auth_key), W_ALL, NULL, 0, 0,
 	  "pre-shared key FILE: the server challenges each client to prove it (HMAC-SHA-256); both sides need it" },
 	{ "magic", 'M', T_INT, O(magic), W_ALL, "42", INT_MIN, INT_MAX,

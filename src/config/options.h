@@ -71,6 +71,7 @@ struct options {
 	enum io_mode io_mode;
 	int busy_poll;		/* us: SO_BUSY_POLL, epoll busy polling */
 	uint64_t delay;		/* ns between sends */
+	uint64_t work;		/* ns a server spins before each answer */
 	int magic;
 	int suicide_length;
 	int debug;

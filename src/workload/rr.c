@@ -79,8 +79,9 @@ void rr_begin_send(struct worker *w, struct flow *f, uint64_t now)
 	if (w->rs->raw && w->rs->is_client && !w->rs->raw->end_len &&
 	    !rr_pipelined(w))
 		drop_unasked(w, f);
-	if (w->rs->o->delay) {
+	if (w->rs->o->delay || (w->rs->o->work && !w->rs->is_client)) {
 		rr_pause_delay(w);
+		rr_work(w);
 		now = now_ns();
 	}
 	f->state = RR_SENDING;

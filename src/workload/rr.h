@@ -25,7 +25,7 @@ struct rr_rest {
 
 /*
  * A blocking tcp_rr flow with nothing but messages to move: no tracing,
- * stamps, packet hooks, --raw or --delay, and each message no larger
+ * stamps, packet hooks, --raw, --delay or --work, and each message no larger
  * than one call's buffer.
  */
 int rr_plain(const struct worker *w, const struct flow *f);

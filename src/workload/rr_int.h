@@ -24,6 +24,8 @@ size_t rr_tx_size(const struct worker *w);
 
 /* --delay: the pause before a response (server) or request (client). */
 void rr_pause_delay(const struct worker *w);
+/* --work: a server's busy time before its response; none on a client. */
+void rr_work(const struct worker *w);
 
 /*
  * --trace: the transaction on f is complete at `done`. 1 if the tracer

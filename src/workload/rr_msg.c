@@ -40,6 +40,18 @@ static size_t chunk(const struct worker *w, size_t left)
 	return left < b ? left : b;
 }
 
+void rr_work(const struct worker *w)
+{
+	uint64_t end;
+
+	if (!w->rs->o->work || w->rs->is_client)
+		return;
+	/* Work, not sleep: the CPU stays busy, as a server's would. */
+	end = now_ns() + w->rs->o->work;
+	while (now_ns() < end)
+		;
+}
+
 void rr_pause_delay(const struct worker *w)
 {
 	uint64_t d = w->rs->o->delay;

@@ -26,7 +26,7 @@ int rr_plain(const struct worker *w, const struct flow *f)
 
 	return rs->o->io_mode == IO_BLOCKING && !w->tw && !f->ws &&
 	       !w->phooks && !rs->raw && !rs->timestamping &&
-	       !rs->o->delay && rs->request_size && rs->response_size &&
+	       !rs->o->delay && !rs->o->work && rs->request_size && rs->response_size &&
 	       rs->request_size <= most && rs->response_size <= most;
 }
 
