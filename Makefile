@@ -103,13 +103,16 @@ $(BUILD)/src/script/engine.o: $(BUILD)/lua/prelude.inc
 # Text as C string literals a source includes: the Lua prelude, the
 # pages' scripts (each after page.js, the helpers they share) and style.
 INCS := $(BUILD)/lua/prelude.inc $(BUILD)/html/report_js.inc \
-	$(BUILD)/html/report_css.inc $(BUILD)/html/merge_js.inc
+	$(BUILD)/html/report_css.inc $(BUILD)/html/merge_js.inc \
+	$(BUILD)/html/compare_js.inc
 $(BUILD)/lua/prelude.inc: lua/prelude.lua
 $(BUILD)/html/report_js.inc: src/output/html/page.js \
 	src/output/html/report.js
 $(BUILD)/html/report_css.inc: src/output/html/report.css
 $(BUILD)/html/merge_js.inc: src/output/html/page.js \
 	src/output/html/merge.js
+$(BUILD)/html/compare_js.inc: src/output/html/page.js \
+	src/output/html/compare.js
 $(INCS):
 	@mkdir -p $(@D)
 	$(call msg,GEN,$@)cat $^ | sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' \
@@ -118,6 +121,8 @@ $(INCS):
 $(BUILD)/src/output/html_report.o: $(BUILD)/html/report_js.inc \
 	$(BUILD)/html/report_css.inc $(BUILD)/version.h
 $(BUILD)/src/output/merge_report.o: $(BUILD)/html/merge_js.inc \
+	$(BUILD)/html/report_css.inc
+$(BUILD)/src/output/compare_report.o: $(BUILD)/html/compare_js.inc \
 	$(BUILD)/html/report_css.inc
 
 $(BUILD)/netstage: $(OBJS)

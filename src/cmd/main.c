@@ -36,6 +36,7 @@ static void usage_all(FILE *f)
 		"       netstage observe --port PORT  time another server's requests\n"
 		"       netstage join CLIENT.csv [NAME=]HOP.csv ...  join records on one clock\n"
 		"       netstage merge RESULT.json RESULT.json ...   many runs' results as one\n"
+		"       netstage compare A.json B.json | A.json... vs B.json...  B against A, beyond noise or not\n"
 		"       netstage --version\n"
 		"       netstage --man                the man page (roff)\n"
 		"  e.g. netstage tcp_rr --local -l 5\n",
@@ -182,14 +183,15 @@ int main(int argc, char **argv)
 	int rc;
 
 	if (argc > 1 && (!strcmp(argv[1], "join") ||
-			 !strcmp(argv[1], "merge"))) {
+			 !strcmp(argv[1], "merge") ||
+			 !strcmp(argv[1], "compare"))) {
 		/* They read files only: they need no right at all. */
 		if (privs_none(err, sizeof(err))) {
 			log_err("%s", err);
 			return EXIT_RUNTIME;
 		}
-		return (argv[1][0] == 'j' ? join_main : merge_main)(argc - 1,
-								    argv + 1);
+		return (argv[1][0] == 'j' ? join_main : argv[1][0] == 'm' ?
+			merge_main : compare_main)(argc - 1, argv + 1);
 	}
 	wl = pick(&argc, &argv);
 

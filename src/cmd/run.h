@@ -23,6 +23,8 @@ int client_joins_server(const struct options *o);
 void local_stop_server(void);
 /* `netstage merge`: many runs' JSON results as one (merge_cmd.c). */
 int merge_main(int argc, char **argv);
+/* `netstage compare`: two groups of runs, figure by figure. */
+int compare_main(int argc, char **argv);
 /* `netstage join`: records of a request's hops, on one clock. */
 int join_main(int argc, char **argv);
 /* `netstage observe`: a server's transactions, from the kernel alone. */

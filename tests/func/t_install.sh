@@ -46,6 +46,8 @@ t_make_install_and_uninstall() {
 		COMP_WORDS=(netstage tcp_rr --trace); COMP_CWORD=2; _netstage
 		echo "${COMPREPLY[*]}"
 		COMP_WORDS=(netstage m); COMP_CWORD=1; _netstage
+		echo "${COMPREPLY[*]}"
+		COMP_WORDS=(netstage co); COMP_CWORD=1; _netstage
 		echo "${COMPREPLY[*]}"')
 	# --rate belongs to tcp_rr alone; --burst to udp_rr too. Each option
 	# once (--trace was offered four times, from other options' texts).
@@ -54,7 +56,8 @@ t_make_install_and_uninstall() {
 []
 [--burst]
 --trace --trace-control --trace-max-records --trace-records --trace-sample --trace-sched
-merge" "completions"
+merge
+compare" "completions"
 	make -s -C "$REPO" $build $san uninstall DESTDIR="$PWD/root" \
 		PREFIX=/usr > make.out 2>&1 || fail "$(tail -5 make.out)"
 	expect_eq "$(find root -type f -o -type l | wc -l)" 0 "left installed"
