@@ -98,7 +98,7 @@ holds_app = re.compile(r"^(server\.stage_app_|client\.stage_remote_|client\.late
 beyond = [k[:-len(".verdict")] for k, v in kv.items()
           if k.endswith(".verdict") and v != "level"]
 others = [k for k in beyond if not holds_app.match(k)]
-assert not others, others
+assert not others, [(k, kv[k + ".a"], kv[k + ".b"], kv[k + ".p"]) for k in others]
 assert int(kv["compare_beyond_noise"]) == len(beyond), beyond
 print("beyond noise:", " ".join(beyond))
 PY
