@@ -85,6 +85,7 @@ int local_write_json(const struct local *l, const struct kv_list *wf)
 struct report_args {
 	const struct waterfall *w;
 	const struct html_meta *m;
+	int every;		/* --perfetto-every */
 };
 
 static void fill_perfetto(FILE *f, const void *arg)
@@ -92,7 +93,8 @@ static void fill_perfetto(FILE *f, const void *arg)
 	const struct report_args *a = arg;
 
 	perfetto_write(f, a->w->t, a->w->n,
-		       a->w->has_clock ? &a->w->clock : NULL, a->w->aligned);
+		       a->w->has_clock ? &a->w->clock : NULL, a->w->aligned,
+		       a->every);
 }
 
 static void fill_report(FILE *f, const void *arg)
@@ -115,7 +117,7 @@ int local_write_files(const struct local *l, const struct waterfall *w,
 		.hooks = kv_get(&l->side[0]->keys, "trace_hooks"),
 		.options = &l->side[0]->options,
 	};
-	struct report_args a = { w, &m };
+	struct report_args a = { w, &m, o->perfetto_every };
 	int rc = 0;
 
 	/* Untraced (no privileges, say): nothing to draw, no empty file. */

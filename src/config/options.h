@@ -112,6 +112,7 @@ struct options {
 	int trace;		/* 0 off, 1 records, 2 hist */
 	char *trace_records;	/* CSV of merged records, or NULL */
 	char *perfetto;		/* Trace Event Format JSON of them, or NULL */
+	int perfetto_every;	/* --perfetto writes 1 in this many of the rest */
 	char *report;		/* HTML report of them, or NULL */
 	char *script;		/* --script: Lua file, or NULL */
 	int hook_timeout;	/* ms a script hook may run; 0: no limit */

@@ -153,7 +153,7 @@ static int write_perfetto(struct side *s, const struct run_results *r,
 	struct join_table t;
 
 	run_results_table(r, &t);
-	perfetto_write(s->perfetto.f, &t, 1, NULL, 0);
+	perfetto_write(s->perfetto.f, &t, 1, NULL, 0, s->o->perfetto_every);
 	free(t.r);
 	return out_commit(&s->perfetto, err, len);
 }

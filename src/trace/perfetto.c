@@ -193,38 +193,180 @@ static void clocks(FILE *f, const struct clock_fit *fit, int aligned)
 		fit->bound_ns / 1e3, fit->causal_ns / 1e3);
 }
 
-int perfetto_write(FILE *f, const struct join_table *t, int n,
-		   const struct clock_fit *fit, int aligned)
+/* A record's span on its side, ns. */
+static uint64_t span_of(const struct join_table *t, const struct join_rec *r)
 {
-	uint64_t base = base_of(t, n);
+	const struct stage_def *d = stage_defs(t->side);
+
+	return r->b[d[stage_count(t->side) - 1].to] - r->b[d[0].from];
+}
+
+static int by_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The span above which a record is in its side's slowest 1%. */
+static uint64_t p99_of(const struct join_table *t)
+{
+	uint64_t *s = xcalloc(t->n ? t->n : 1, sizeof(*s)), v;
+	long i;
+
+	for (i = 0; i < t->n; i++)
+		s[i] = span_of(t, &t->r[i]);
+	qsort(s, t->n, sizeof(*s), by_u64);
+	/* Nearest rank, as the histograms' p99. */
+	v = t->n ? s[(t->n * 99 + 99) / 100 - 1] : 0;
+	free(s);
+	return v;
+}
+
+/* A record's flow for the count: a tcp_crr server's are all one. */
+static uint32_t flow_of(const struct join_table *t, long i)
+{
+	return NS_IS_SERVER(t->side) && NS_IS_CRR(t->side) ? 0 :
+	       t->r[i].flow_id;
+}
+
+static int by_flow_seq(const void *a, const void *b, void *ctx)
+{
+	const struct join_table *t = ctx;
+	long i = *(const long *)a, j = *(const long *)b;
+	uint32_t fi = flow_of(t, i), fj = flow_of(t, j);
+
+	if (fi != fj)
+		return fi < fj ? -1 : 1;
+	return t->r[i].seq < t->r[j].seq ? -1 : t->r[i].seq > t->r[j].seq;
+}
+
+/*
+ * Which records of t go in: all above its p99, those kept as slowest,
+ * and every `every`-th of each flow in the order of their numbers (not
+ * the numbers themselves: under --trace-sample they are all multiples
+ * of its N).
+ */
+static void pick_own(const struct join_table *t, int every, char *in)
+{
+	long n = t->n, i, k = 0, *ord = xcalloc(n ? n : 1, sizeof(*ord));
+	uint64_t p99 = p99_of(t);
+
+	for (i = 0; i < n; i++)
+		ord[i] = i;
+	qsort_r(ord, n, sizeof(*ord), by_flow_seq, (void *)t);
+	for (i = 0; i < n; i++) {
+		if (i && flow_of(t, ord[i]) != flow_of(t, ord[i - 1]))
+			k = 0;
+		in[ord[i]] |= k++ % every == 0 || t->r[ord[i]].slowest ||
+			      span_of(t, &t->r[ord[i]]) > p99;
+	}
+	free(ord);
+}
+
+/*
+ * The records each side writes: its own pick, and a server's record of
+ * every client transaction picked (when the two join by number), so
+ * that a transaction in the file has both its halves.
+ */
+static char **pick(const struct join_table *t, int n, int every)
+{
+	char **in = xcalloc(n, sizeof(*in));
+	const struct join_rec *s;
+	long r;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		in[i] = xcalloc(t[i].n ? t[i].n : 1, 1);
+		pick_own(&t[i], every, in[i]);
+	}
+	if (n < 2 || !join_by_seq(t, n))
+		return in;
+	for (r = 0; r < t[0].n; r++) {
+		if (!in[0][r])
+			continue;
+		for (i = 1; i < n; i++)
+			if ((s = join_numbered(&t[i], &t[0].r[r])))
+				in[i][s - t[i].r] = 1;
+	}
+	return in;
+}
+
+/* t's records that go in, as a table of their own. */
+static struct join_table picked(const struct join_table *t, const char *in)
+{
+	struct join_table o = *t;
+	long r;
+
+	o.r = xcalloc(t->n ? t->n : 1, sizeof(*o.r));
+	o.n = 0;
+	for (r = 0; r < t->n; r++)
+		if (in[r])
+			o.r[o.n++] = t->r[r];
+	return o;
+}
+
+static void sampled(FILE *f, const struct join_table *t, int n, char **in,
+		    int every)
+{
+	int halves = n > 1 && join_by_seq(t, n);
+	long kept = 0, written = 0, r;
+	int i;
+
+	for (i = 0; i < n; i++)
+		for (r = 0; r < t[i].n; r++) {
+			kept++;
+			written += in[i][r];
+		}
+	fprintf(f, ",\"every\":%d,\"kept\":%ld,\"written\":%ld,"
+		"\"written_are\":\"each side's transactions above its p99 "
+		"and those kept as the slowest, every %d%s of each flow; "
+		"%s\",\"halves\":%s", every, kept, written, every,
+		every == 1 ? "st" : every == 2 ? "nd" : every == 3 ? "rd" :
+		"th", halves ? "the server's half of each client transaction "
+		"written" : "no server's half besides (the sides do not join "
+		"by connection and number)", halves ? "true" : "false");
+}
+
+int perfetto_write(FILE *f, const struct join_table *all, int n,
+		   const struct clock_fit *fit, int aligned, int every)
+{
+	uint64_t base = base_of(all, n);
+	char **in = pick(all, n, every > 0 ? every : 1);
+	struct join_table t;
 	long r, *tid;
 	int i;
 
 	fprintf(f, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"clock\":"
 		"\"CLOCK_MONOTONIC\",\"zero_ns\":%" PRIu64, base);
 	clocks(f, fit, aligned);
+	sampled(f, all, n, in, every > 0 ? every : 1);
 	fputs("},\n\"traceEvents\":[", f);
 	for (i = 0; i < n; i++) {
-		const struct stage_def *d = stage_defs(t[i].side);
+		const struct stage_def *d = stage_defs(all[i].side);
 		struct placing p = {
-			.t = &t[i], .first = d[0].from,
-			.last = d[stage_count(t[i].side) - 1].to,
-			.one_group = NS_IS_SERVER(t[i].side) &&
-				     NS_IS_CRR(t[i].side),
+			.t = &t, .first = d[0].from,
+			.last = d[stage_count(all[i].side) - 1].to,
+			.one_group = NS_IS_SERVER(all[i].side) &&
+				     NS_IS_CRR(all[i].side),
 		};
 
+		t = picked(&all[i], in[i]);
 		/* The hop's name is the user's (join NAME=FILE). */
 		fprintf(f, "%s\n{\"name\":\"process_name\",\"ph\":\"M\","
 			"\"pid\":%d,\"tid\":0,\"args\":{\"name\":",
 			i ? "," : "", i + 1);
-		json_string(f, t[i].name);
+		json_string(f, t.name);
 		fputs("}}", f);
-		tid = xcalloc(t[i].n ? t[i].n : 1, sizeof(*tid));
+		tid = xcalloc(t.n ? t.n : 1, sizeof(*tid));
 		place(f, &p, i + 1, tid);
-		for (r = 0; r < t[i].n; r++)
-			transaction(f, &t[i], i + 1, tid[r], &t[i].r[r], base);
+		for (r = 0; r < t.n; r++)
+			transaction(f, &t, i + 1, tid[r], &t.r[r], base);
 		free(tid);
+		free(t.r);
+		free(in[i]);
 	}
+	free(in);
 	fputs("\n]}\n", f);
 	return ferror(f) ? -1 : 0;
 }

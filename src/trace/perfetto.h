@@ -5,6 +5,13 @@
  * need not to overlap), a slice per transaction with a slice per stage
  * inside it, on the CLOCK_MONOTONIC both sides share, in us
  * from the earliest boundary of the file.
+ *
+ * Not every kept transaction: a transaction is some 0.85 KB a side in
+ * this format, too much to keep or open for a long run. The file holds
+ * each side's transactions above its p99 and those kept as the
+ * slowest (what one opens it for), every `every`-th of each flow (the
+ * common case, 1: all), and a server's half of each client
+ * transaction written; otherData says so and counts them.
  */
 #ifndef NETSTAGE_TRACE_PERFETTO_H
 #define NETSTAGE_TRACE_PERFETTO_H
@@ -23,6 +30,6 @@
  * if writing failed.
  */
 int perfetto_write(FILE *f, const struct join_table *t, int n,
-		   const struct clock_fit *fit, int aligned);
+		   const struct clock_fit *fit, int aligned, int every);
 
 #endif

@@ -11,6 +11,7 @@ record's stage to the ns, its start is the record's boundary on the
 shared clock, and on one track no two transactions overlap (so slices
 nest as the viewers need). A stage of 0 ns has no slice: a viewer
 sorting slices of one start by length would nest it in the next stage.
+Which records are in it is checked against --perfetto-every's rule.
 """
 import csv
 import json
@@ -44,7 +45,7 @@ for path in sys.argv[2:]:
         recs[(side, int(r["flow_id"]), int(r["seq"]))] = r
 assert sorted(procs.values()) == sorted(stages), (procs, stages)
 
-seen, last_end = 0, {}
+seen, last_end, written = 0, {}, set()
 x = [e for e in ev if e["ph"] == "X"]
 i = 0
 while i < len(x):
@@ -72,6 +73,46 @@ while i < len(x):
     assert ns(t["ts"]) >= last_end.get(track, 0), ("overlap", key)
     last_end[track] = ns(t["ts"]) + ns(t["dur"])
     seen += 1
+    written.add(key)
     i += 1 + len(names)
-assert seen == len(recs), (seen, len(recs))
-print("perfetto: %d transactions on %d tracks" % (seen, len(last_end)))
+
+# What the file holds of the records (--perfetto-every): all with 1;
+# else each side's above its p99 and its slowest kept, every N-th of
+# each flow by number (a tcp_crr server's connections one flow), and
+# the server's half of every client transaction written.
+every = doc["otherData"]["every"]
+assert doc["otherData"]["written"] == seen, (doc["otherData"], seen)
+assert doc["otherData"]["kept"] == len(recs), (doc["otherData"], len(recs))
+if every == 1:
+    assert seen == len(recs), (seen, len(recs))
+for side in stages:
+    mine = {k: r for k, r in recs.items() if k[0] == side}
+    span = {k: sum(int(r[s] or 0) for s in stages[side]) for k, r in mine.items()}
+    order = sorted(span.values())
+    p99 = order[-(-len(order) * 99 // 100) - 1]
+    for k, r in mine.items():
+        if span[k] > p99 or r["kept"] == "slowest":
+            assert k in written, ("tail", k, span[k], p99)
+    crr_server = side == "server" and any(
+        r.get("ACCEPT_RET") for r in mine.values())
+    flows = {}
+    for k in sorted(mine, key=lambda k: (0 if crr_server else k[1], k[2])):
+        flows.setdefault(0 if crr_server else k[1], []).append(k)
+    for ks in flows.values():
+        for j, k in enumerate(ks):
+            if j % every == 0:
+                assert k in written, ("every", k, j)
+server = {}
+for k, r in recs.items():
+    if k[0] == "server":
+        server.setdefault((r["port"], k[2]), []).append(k)
+halves = 0
+for k, r in recs.items():
+    if doc["otherData"]["halves"] and k[0] == "client" and k in written:
+        s = server.get((r["port"], k[2]), [])
+        if len(s) == 1:
+            assert s[0] in written, ("half", k, s)
+            halves += 1
+print("perfetto: %d of %d transactions (1 in %d and the tails; %d "
+      "servers' halves) on %d tracks" % (seen, len(recs), every, halves,
+                                         len(last_end)))

@@ -212,13 +212,29 @@ t_trace_perfetto() {
 
 	# 5,000 records a side: the same shapes as 80,000, in a tenth of
 	# the time each parser takes.
-	for a in "tcp_rr --burst 3" "udp_rr" "tcp_crr -F 2"; do
+	for a in "tcp_rr --burst 3" "udp_rr" "tcp_crr -F 2" \
+		 "tcp_rr --perfetto-every 1"; do
 		ns $a --local -l 1 -q --trace --perfetto p.json \
 			--trace-max-records 5000 --trace-records tr.csv \
 			> out 2> err
 		$CHECK_PERFETTO p.json tr.csv tr.server.csv || fail "$a"
 		$CHECK_CHROME p.json || fail "$a: chrome trace engine"
 	done
+	# A size one keeps (issue 44): under 100 bytes a transaction and
+	# side with the default 1 in 16, against 0.85 KB with all of them.
+	python3 - p.json <<'PY'
+import json, os, sys
+d = json.load(open(sys.argv[1]))
+assert d["otherData"]["every"] == 1, d["otherData"]
+PY
+	ns tcp_rr --local -l 2 -q --trace --perfetto p.json > out 2> err
+	python3 - p.json <<'PY'
+import json, os, sys
+o = json.load(open(sys.argv[1]))["otherData"]
+per = os.path.getsize(sys.argv[1]) / o["kept"]
+assert o["every"] == 16 and per < 100, (o, per)
+print(f"perfetto: {per:.1f} bytes a kept transaction and side")
+PY
 	expect_usage_error "option --perfetto: needs --trace (records)" \
 		tcp_rr --local --perfetto p.json --trace=hist
 }
