@@ -218,8 +218,12 @@ $(BUILD)/netstage.1: $(BUILD)/netstage
 	$(call msg,MAN,$@)$(BUILD)/netstage --man > $@
 
 # PREFIX and DESTDIR as packagers expect: the binary and its workload
-# links, the man page, the examples and the bash completion.
+# links, the man page, the examples, the JSON schema and the bash
+# completion. The links are netstage-tcp_rr and so on: neper installs
+# tcp_rr, tcp_stream and the rest under those names. LINK_PREFIX=
+# installs them bare, for a host without neper.
 PREFIX ?= /usr/local
+LINK_PREFIX ?= netstage-
 BINDIR := $(PREFIX)/bin
 MANDIR := $(PREFIX)/share/man/man1
 DATADIR := $(PREFIX)/share/netstage
@@ -229,19 +233,22 @@ install: all $(BUILD)/netstage.1
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR) \
 		$(DESTDIR)$(DATADIR)/examples $(DESTDIR)$(COMPDIR)
 	install -m 755 $(BUILD)/netstage $(DESTDIR)$(BINDIR)/netstage
-	for w in $(WORKLOADS); do ln -sf netstage $(DESTDIR)$(BINDIR)/$$w; done
+	for w in $(WORKLOADS); do \
+		ln -sf netstage $(DESTDIR)$(BINDIR)/$(LINK_PREFIX)$$w; done
 	install -m 644 $(BUILD)/netstage.1 $(DESTDIR)$(MANDIR)/netstage.1
 	install -m 644 examples/*.lua $(DESTDIR)$(DATADIR)/examples/
+	install -m 644 docs/netstage.schema.json $(DESTDIR)$(DATADIR)/
 	install -m 644 scripts/netstage.bash-completion \
 		$(DESTDIR)$(COMPDIR)/netstage
 	for w in $(WORKLOADS); do \
-		ln -sf netstage $(DESTDIR)$(COMPDIR)/$$w; done
+		ln -sf netstage $(DESTDIR)$(COMPDIR)/$(LINK_PREFIX)$$w; done
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/netstage $(DESTDIR)$(MANDIR)/netstage.1 \
 		$(DESTDIR)$(COMPDIR)/netstage
-	for w in $(WORKLOADS); do rm -f $(DESTDIR)$(BINDIR)/$$w \
-		$(DESTDIR)$(COMPDIR)/$$w; done
+	for w in $(WORKLOADS); do \
+		rm -f $(DESTDIR)$(BINDIR)/$(LINK_PREFIX)$$w \
+		$(DESTDIR)$(COMPDIR)/$(LINK_PREFIX)$$w; done
 	rm -rf $(DESTDIR)$(DATADIR)
 
 clean:

@@ -65,7 +65,13 @@ static void on_alarm(int sig)
 
 static const struct workload *pick(int *argc, char ***argv)
 {
-	const struct workload *wl = workload_find(basename((*argv)[0]));
+	const char *prog = basename((*argv)[0]);
+	const struct workload *wl;
+
+	/* make install's links: netstage-tcp_rr, or tcp_rr bare. */
+	if (!strncmp(prog, "netstage-", 9))
+		prog += 9;
+	wl = workload_find(prog);
 
 	if (wl && !(*argc >= 2 && !strcmp((*argv)[1], "--version")))
 		return wl;

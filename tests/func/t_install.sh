@@ -14,9 +14,37 @@ t_make_install_and_uninstall() {
 	esac
 	make -s -C "$REPO" $build $san install DESTDIR="$PWD/root" \
 		PREFIX=/usr > make.out 2>&1 || fail "$(tail -5 make.out)"
-	expect_eq "$(readlink root/usr/bin/tcp_rr)" netstage "workload link"
-	expect_eq "$(root/usr/bin/tcp_rr --version)" \
+	# Links that cannot clash with neper's tcp_rr and the rest.
+	expect_eq "$(readlink root/usr/bin/netstage-tcp_rr)" netstage \
+		"workload link"
+	[ ! -e root/usr/bin/tcp_rr ] || fail "a link of neper's name"
+	expect_eq "$(root/usr/bin/netstage-tcp_rr --version)" \
 		"$("$NETSTAGE" --version)" "installed binary"
+	expect_eq "$(timeout 10 root/usr/bin/netstage-udp_stream --dry-run |
+		grep '^workload=')" "workload=udp_stream" "the link's workload"
+	# The JSON schema, where the man page says it is.
+	cmp root/usr/share/netstage/netstage.schema.json \
+		"$REPO"/docs/netstage.schema.json || fail "schema"
+	grep -q 'share/netstage/netstage.schema.json' \
+		root/usr/share/man/man1/netstage.1 || fail "man: no schema"
+	# Sections on the outputs and each side's stages, every stage in.
+	for o in OUTPUT STAGES; do
+		grep -q "^.SH $o" root/usr/share/man/man1/netstage.1 ||
+			fail "man: no $o"
+	done
+	for o in send_call tcp_tx remote softirq_rx wakeup app send_return \
+		 connect_call accept_wait udp_rx; do
+		grep -q "^$o (\|, $o (" root/usr/share/man/man1/netstage.1 ||
+			fail "man: no stage $o"
+	done
+	# An option of a name per workload (-B) is one entry, and the
+	# workloads are not repeated under each option.
+	expect_eq "$(grep -c '^\\fB\\-B\\fR' root/usr/share/man/man1/netstage.1)" 1 \
+		"-B entries"
+	expect_eq "$(grep -c '^\\fB\\-P\\fR' root/usr/share/man/man1/netstage.1)" 1 \
+		"-P entries"
+	! grep -q '^Workloads:' root/usr/share/man/man1/netstage.1 ||
+		fail "man: Workloads: lines"
 	expect_eq "$(ls root/usr/share/netstage/examples | wc -l)" \
 		"$(ls "$REPO"/examples/*.lua | wc -l)" "examples"
 	# The man page has every option of every workload, as --help has.
@@ -37,7 +65,7 @@ t_make_install_and_uninstall() {
 		. root/usr/share/bash-completion/completions/netstage
 		COMP_WORDS=(netstage tcp_); COMP_CWORD=1; _netstage
 		echo "${COMPREPLY[*]}"
-		COMP_WORDS=(tcp_rr --trace-m); COMP_CWORD=1; _netstage
+		COMP_WORDS=(netstage-tcp_rr --trace-m); COMP_CWORD=1; _netstage
 		echo "${COMPREPLY[*]}"
 		COMP_WORDS=(netstage udp_rr --rat); COMP_CWORD=2; _netstage
 		echo "[${COMPREPLY[*]}]"
@@ -61,6 +89,13 @@ compare" "completions"
 	make -s -C "$REPO" $build $san uninstall DESTDIR="$PWD/root" \
 		PREFIX=/usr > make.out 2>&1 || fail "$(tail -5 make.out)"
 	expect_eq "$(find root -type f -o -type l | wc -l)" 0 "left installed"
+	# LINK_PREFIX= for a host without neper: the bare names.
+	make -s -C "$REPO" $build $san install uninstall DESTDIR="$PWD/bare" \
+		PREFIX=/usr LINK_PREFIX= > make.out 2>&1 &&
+		make -s -C "$REPO" $build $san install DESTDIR="$PWD/bare" \
+		PREFIX=/usr LINK_PREFIX= > make.out 2>&1 ||
+		fail "$(tail -5 make.out)"
+	expect_eq "$(readlink bare/usr/bin/tcp_rr)" netstage "a bare link"
 }
 
 # make run installs what building and running need, not the test tools
