@@ -126,6 +126,10 @@ static int hello(struct client *c)
 	if (m.f[A_STATUS])
 		return snprintf(c->err, sizeof(c->err),
 				"server refused the test: %s", m.text), -1;
+	/* The port the server named, not the one asked for: shown so. */
+	c->o->port = m.f[A_DATA_PORT];
+	if (!c->o->options_shown++)
+		options_print(c->o, c->wl->name);
 	c->data = a;
 	if (a.ss.ss_family == AF_INET6)
 		((struct sockaddr_in6 *)&c->data.ss)->sin6_port =

@@ -57,16 +57,26 @@ static char *side_kv_for_csv(struct options *o)
 	return was;
 }
 
-/* The child's options lines, which the parent prints for it. */
-static struct kv_list child_header;
+/*
+ * The child's options, whose lines the parent prints for it: made at
+ * its end, when they hold the data port it took, in the output format
+ * the user asked for (the child's own is kv, for the parent).
+ */
+static struct {
+	struct options *o;
+	const char *workload;
+	char *format;
+} child;
 
 /* The server's model, with its options lines, down the pipe. */
 static void send_to_parent(struct run_results *r, void *arg)
 {
 	int fd = *(int *)arg;
+	char *format = child.o->output_format;
 
-	r->header = child_header;
-	child_header = (struct kv_list){ 0 };
+	child.o->output_format = child.format;
+	options_header(child.o, child.workload, &r->header);
+	child.o->output_format = format;
 	if (results_send(fd, r))
 		log_err("--local: the results for the parent: %s",
 			strerror(errno));
@@ -112,7 +122,9 @@ static void run_child(struct options *o, const struct workload *wl,
 		free(o->trace_records);
 		o->trace_records = p;
 	}
-	options_header(o, wl->name, &child_header);
+	child.o = o;
+	child.workload = wl->name;
+	child.format = o->output_format ? xstrdup(o->output_format) : NULL;
 	side_kv_for_csv(o);
 	rc = server_run(o, wl);
 	/* The script's run() is the parent's: the child says its own error. */
@@ -190,6 +202,7 @@ static struct run_results *server_results(int fd)
 static int run_client(struct local *l, struct options *o,
 		      const struct workload *wl, int port)
 {
+	struct kv_list h = { 0 };
 	char *csv;
 	int rc;
 
@@ -197,7 +210,14 @@ static int run_client(struct local *l, struct options *o,
 	free(o->host);
 	o->host = o->local_host ? local_server_host(o->local_host)
 		: xstrdup(o->ipv6 ? "::1" : "127.0.0.1");
-	options_print(o, wl->name);
+	/*
+	 * The client prints its options once the server named its port,
+	 * in the format asked for, not the kv the parent reads CSV from:
+	 * none then, if that format prints none.
+	 */
+	options_header(o, wl->name, &h);
+	o->options_shown = !h.n;
+	kv_free(&h);
 	local_take_files(l, o);
 	side_results_to(local_keep_client, l);
 	csv = side_kv_for_csv(o);

@@ -303,10 +303,11 @@ void local_print(const struct local *l, const struct options *o,
 
 void local_take_files(struct local *l, struct options *o)
 {
-	l->json = o->json;
-	l->perfetto = o->perfetto;
-	l->report = o->report;
-	o->json = o->perfetto = o->report = NULL;
+	/* The names stay, for the client's options to show. */
+	l->json = o->json ? xstrdup(o->json) : NULL;
+	l->perfetto = o->perfetto ? xstrdup(o->perfetto) : NULL;
+	l->report = o->report ? xstrdup(o->report) : NULL;
+	o->parent_writes = 1;
 }
 
 int local_probe_outputs(const struct options *o)

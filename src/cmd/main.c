@@ -158,10 +158,12 @@ static int run(struct options *o, const struct workload *wl)
 	if (o->local || client_joins_server(o))
 		snprintf(o->prefix, sizeof(o->prefix), "client.");
 	/*
-	 * --local prints each side's options once its ports are known,
-	 * observe once it observes (what could not start is one line).
+	 * --local and a client print their options once the server named
+	 * its data port, observe once it observes (what could not start is
+	 * one line).
 	 */
-	if ((!o->local && wl->bit != W_OBSERVE) || o->dry_run)
+	if ((!o->local && wl->bit != W_OBSERVE && (!o->client || o->raw)) ||
+	    o->dry_run)
 		options_print(o, wl->name);
 	if (o->dry_run)
 		return 0;

@@ -291,6 +291,11 @@ static int open_listeners(struct server *sv)
 	}
 	log_info("listening: control port %d, data port %d",
 		 net_local_port(sv->ctl_listen), sv->data_port);
+	/* A server that says nothing looks hung: say what it waits for. */
+	if (o->port_fd <= 0 && !o->quiet)
+		log_err("waiting for %d client%s on control port %d",
+			o->num_clients, o->num_clients == 1 ? "" : "s",
+			net_local_port(sv->ctl_listen));
 	return 0;
 }
 
@@ -300,6 +305,8 @@ static int handshake(struct server *sv)
 	int i;
 
 	m.f[A_DATA_PORT] = sv->data_port;
+	/* Its options say the port it took (--local's is ephemeral). */
+	sv->o->port = sv->data_port;
 	for (i = 0; i < sv->nclients; i++)
 		if (ctl_send(sv->ctl[i], &m))
 			goto lost;

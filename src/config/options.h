@@ -134,6 +134,9 @@ struct options {
 	/* Not options: set by --local so both sides' keys stay apart. */
 	char prefix[16];
 	int port_fd;		/* server: where to report its control port */
+	/* --local's client: its parent writes --json, --perfetto, --report */
+	int parent_writes;
+	int options_shown;	/* a client prints them once, after HELLO */
 	struct raw_spec *raw_spec;	/* --raw: made by main() from the above */
 	char *auth_key;		/* --auth-key FILE */
 	struct auth_key *auth;	/* its key, loaded by main() */

@@ -45,11 +45,14 @@ int side_init(struct side *s, struct options *o, const struct workload *wl,
 	}
 	if (o->all_samples && out_open(&s->samples, o->all_samples, err, len))
 		return -1;
-	if (o->json && out_open(&s->json, o->json, err, len))
+	if (o->json && !o->parent_writes &&
+	    out_open(&s->json, o->json, err, len))
 		return -1;
 	if (o->trace_records &&
 	    out_open(&s->trace_records, o->trace_records, err, len))
 		return -1;
+	if (o->parent_writes)
+		return 0;
 	if (o->perfetto && out_open(&s->perfetto, o->perfetto, err, len))
 		return -1;
 	if (o->report && out_open(&s->report, o->report, err, len))

@@ -182,8 +182,28 @@ t_progress_lines_and_quiet() {
 	expect_le 1 "$(grep -c '^netstage server: \[.*[0-9] trans/s$' srv.err)" \
 		"server progress in trans/s"
 	! grep -q 'Mbps' srv.err
+	# A server waiting for its client says so, first (issue 44).
+	expect_eq "$(head -1 srv.err)" \
+		"netstage server: waiting for 1 client on control port $CPORT" \
+		"the waiting line"
 	ns tcp_rr --local -l 1 -q > out 2> err
 	expect_eq "$(wc -c < err)" 0 "nothing on stderr with --quiet"
+	# The data port printed is the one the data went to: --local's
+	# server takes an ephemeral one, and a client shows the server's.
+	for wl in tcp_rr udp_rr tcp_crr; do
+		ns $wl --local -l 1 -q > out
+		expect_eq "$(key out client.port)" "$(key out server.port)" \
+			"$wl: both sides' port"
+		expect_gt "$(key out client.port)" 0 "$wl: a port"
+		[ "$(key out client.port)" != 12867 ] || fail "$wl: the default"
+	done
+	next_ports
+	ns tcp_rr -C "$CPORT" -P 0 -q > srv.out 2> srv.err &
+	wait_port "$CPORT"
+	ns tcp_rr -c -H 127.0.0.1 -C "$CPORT" -l 1 -q > out
+	wait
+	expect_gt "$(key out port)" 0 "an ephemeral server's port, named"
+	[ "$(key out port)" != 12867 ] || fail "the client's own default"
 }
 
 t_workload_from_program_name() {
