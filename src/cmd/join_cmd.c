@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/common.h"
 #include "core/kv.h"
@@ -47,14 +48,19 @@ static const char *name_hop(struct join_table *t, const char *arg,
 	return eq + 1;
 }
 
+/* What goes to stdout: key=value lines, a JSON object, or the table. */
+enum join_format { JOIN_KV, JOIN_JSON, JOIN_HUMAN };
+
 struct join_run {
 	struct waterfall w;
 	const char *path[JOIN_MAX_HOPS];
 	struct out_file records;
+	enum join_format format;
 };
 
 #define JOIN_USAGE "usage: netstage join CLIENT.csv [NAME=]HOP.csv ... " \
-	"[--records OUT.csv] [--clocks auto|one|two] (--trace-records " \
+	"[--records OUT.csv] [--clocks auto|one|two] " \
+	"[--output-format kv|json|human|auto] (--trace-records " \
 	"files, client first, the answering server last; " \
 	"docs/real-servers.md; --clocks: docs/stages.md, Two hosts)"
 
@@ -81,6 +87,23 @@ static int clocks_arg(struct waterfall *w, const char *v)
 	return -1;
 }
 
+/* auto: the table on a terminal, key=value lines piped. */
+static int format_arg(struct join_run *j, const char *v)
+{
+	static const char *const name[] = { "kv", "json", "human" };
+	size_t i;
+
+	if (!strcmp(v, "auto")) {
+		j->format = isatty(STDOUT_FILENO) ? JOIN_HUMAN : JOIN_KV;
+		return 0;
+	}
+	for (i = 0; i < ARRAY_SIZE(name); i++)
+		if (!strcmp(v, name[i]))
+			return j->format = i, 0;
+	log_err("join: --output-format %s: kv, json, human or auto", v);
+	return -1;
+}
+
 /* Files in path order; 0, or an exit status with one line said. */
 static int parse_args(struct join_run *j, int argc, char **argv,
 		      const char **records)
@@ -88,6 +111,7 @@ static int parse_args(struct join_run *j, int argc, char **argv,
 	char def[JOIN_NAME];
 	int i;
 
+	j->format = isatty(STDOUT_FILENO) ? JOIN_HUMAN : JOIN_KV;
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			puts(JOIN_USAGE);
@@ -98,6 +122,13 @@ static int parse_args(struct join_run *j, int argc, char **argv,
 				return EXIT_USAGE;
 		} else if (!strcmp(argv[i], "--clocks") && i + 1 < argc) {
 			if (clocks_arg(&j->w, argv[++i]))
+				return EXIT_USAGE;
+		} else if (!strncmp(argv[i], "--output-format=", 16)) {
+			if (format_arg(j, argv[i] + 16))
+				return EXIT_USAGE;
+		} else if (!strcmp(argv[i], "--output-format") &&
+			   i + 1 < argc) {
+			if (format_arg(j, argv[++i]))
 				return EXIT_USAGE;
 		} else if (!strncmp(argv[i], "--records=", 10))
 			*records = argv[i] + 10;
@@ -138,9 +169,21 @@ static int join_files(struct join_run *j, const char *records)
 	w->records = j->records.f;
 	waterfall_join(w, 0);
 	waterfall_kv(w, "join_", &kv);
-	kv_print(&kv, stdout, "");
+	/*
+	 * On a terminal the table alone; piped, the keys (or JSON) for a
+	 * program, and the table on stderr for whoever watches.
+	 */
+	if (j->format == JOIN_KV)
+		kv_print(&kv, stdout, "");
+	if (j->format == JOIN_JSON) {
+		fputs("{\"join\": {\n", stdout);
+		kv_json_members(&kv, stdout, 2);
+		fputs("}}\n", stdout);
+	}
+	fflush(stdout);
 	kv_free(&kv);
-	waterfall_print(w, "netstage join", "= client latency", stderr);
+	waterfall_print(w, "netstage join", "= client latency",
+			j->format == JOIN_HUMAN ? stdout : stderr);
 	if (j->records.f && out_commit(&j->records, err, sizeof(err)))
 		return log_err("%s", err), EXIT_RUNTIME;
 	if (!w->joined)

@@ -1,7 +1,17 @@
+#include <stdlib.h>
 #include <string.h>
 
+#include "core/kv.h"
 #include "output/glance.h"
 #include "results/run_results.h"
+
+/* --rate: latencies run from each request's intended send. */
+static int open_loop(const struct run_results *r)
+{
+	const char *rate = kv_get(&r->options, "rate");
+
+	return rate && strtod(rate, NULL) > 0;
+}
 
 static void latency(const struct run_results *r, FILE *f)
 {
@@ -11,7 +21,13 @@ static void latency(const struct run_results *r, FILE *f)
 
 	if (!r->has_lat)
 		return;
-	fprintf(f, "  latency     mean %.1f", hist_mean(h) / 1e3);
+	if (open_loop(r))
+		fprintf(f, "  latency     from each request's intended send "
+			"(--rate: the queueing before it included)\n"
+			"              ");
+	else
+		fputs("  latency     ", f);
+	fprintf(f, "mean %.1f", hist_mean(h) / 1e3);
 	for (i = 0; i < sizeof(pct) / sizeof(pct[0]); i++)
 		fprintf(f, " p%g %.1f", pct[i], hist_percentile(h, pct[i]) / 1e3);
 	fprintf(f, " max %.1f us\n", h->count ? h->max / 1e3 : 0);

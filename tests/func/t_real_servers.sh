@@ -667,6 +667,34 @@ t_join_raw_client_with_observed_memcached() {
 	grep -q 'wire to memcached' err
 }
 
+# join's output: key=value lines piped (the table on stderr), the same
+# keys as one JSON object, or on a terminal (--output-format human) the
+# table alone, no key lines before it (issue 44).
+t_join_output_formats() {
+	need_root
+	local rc=0
+
+	ns tcp_rr --local -l 1 -q --trace --trace-records tr.csv > /dev/null
+	ns join tr.csv server=tr.server.csv > kv 2> kv.err
+	grep -q '^join_server_app_p50_us=' kv
+	grep -q '= client latency' kv.err
+	ns join tr.csv server=tr.server.csv --output-format json > j 2> j.err
+	python3 - j kv <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))["join"]
+kv = dict(l.rstrip("\n").split("=", 1) for l in open(sys.argv[2]))
+assert set(d) == set(kv), set(d) ^ set(kv)
+for k, v in kv.items():
+    assert str(d[k]) == v or abs(float(d[k]) - float(v)) < 1e-9, (k, d[k], v)
+print(f"join: {len(d)} keys alike in JSON")
+PY
+	ns join tr.csv server=tr.server.csv --output-format human > h 2> h.err
+	grep -q '= client latency' h || fail "no table on stdout"
+	! grep -q '=[0-9]' h || fail "key lines beside the table"
+	expect_usage_error "--output-format yaml: kv, json, human or auto" \
+		join tr.csv tr.server.csv --output-format yaml
+}
+
 # The forwarder seed: client, forwarder and server in three namespaces;
 # the hops of every transaction add up to the client's latency.
 forwarder_path() {

@@ -583,6 +583,21 @@ t_trace_open_loop_times_each_request() {
 	check_trace_counts out client
 	check_trace_counts out server
 	$CHECK_TRACE tr.csv tr.server.csv --results out
+	# Two latencies on one screen, each named: the waterfall's from
+	# the actual send, the client's keys from the intended one, with
+	# those keys' own figures (issue 44).
+	grep -q '^  = latency from actual send ' err || fail "waterfall's"
+	python3 - out err <<'PY'
+import re, sys
+kv = dict(l.rstrip("\n").split("=", 1) for l in open(sys.argv[1]) if "=" in l)
+m = re.search(r"--rate: the client's latency_\* keys run from each "
+              r"request's intended send, the queueing before the send "
+              r"included: mean ([0-9.]+) us, p50 ([0-9.]+), p99 ([0-9.]+)",
+              open(sys.argv[2]).read())
+assert m, "no line naming the corrected latency"
+for got, key in zip(m.groups(), ("mean", "p50", "p99")):
+    assert abs(float(got) - float(kv[f"client.latency_{key}_us"])) < 0.006, (key, got)
+PY
 	ns tcp_rr --local -l 1 -q --rate 2000000 --trace > out 2> err
 	expect_gt "$(key out client.rate_behind)" 0 "requests skipped"
 	grep -q 'could not keep up.*(31 in flight per flow at most)' err
