@@ -45,7 +45,11 @@ else:
     for n in names:
         assert 'data-stage="%s"' % n in dom, n
 table = re.search(r'<table id="waterfall">(.*?)</table>', dom, re.S).group(1)
-assert table.count("<tr") == drawn + 2, table.count("<tr")
+# A row a stage, the header, the total and the time axis under them;
+# a bar (mean, p50 tick, p99 whisker) a stage and the total.
+assert table.count("<tr") == drawn + 3, table.count("<tr")
+assert table.count('<tr class="axis">') == 1
+assert table.count('class="wf"') == drawn + 1, table.count('class="wf"')
 assert dom.count('class="hist"') == drawn + 1
 for section in ("slowest", "over-time", "run", "options"):
     assert 'id="%s"' % section in dom, section

@@ -89,14 +89,39 @@
 			us(t.p99) + untimedNote() + " · " + m.date));
 	}
 
+	// Round steps for an axis of `max` us: 1, 2 or 5 times a power
+	// of ten, four to eight of them.
+	function ticks(max) {
+		var p = Math.pow(10, Math.floor(Math.log10(max / 4))), t = [];
+		var step = [1, 2, 5, 10].map(function (m) { return m * p; })
+			.filter(function (v) { return max / v <= 8; })[0];
+		for (var v = 0; v <= max + 1e-9; v += step)
+			t.push(v);
+		return t;
+	}
+
+	// Each row on one time axis: its mean as a bar where the stages
+	// before it end, and from that start its p50 (a tick) and its p99
+	// (the whisker's end), so the tail of each row shows on the scale
+	// of the whole.
 	function waterfall() {
-		var s = starts(), total = D.total.mean, W = 360;
+		// Narrower on a narrow window, so the axis stays in view.
+		var W = Math.max(200, Math.min(420, window.innerWidth - 500));
+		var s = starts(), X = function (v) {
+			return (W - 8) * v / top + 4;
+		};
+		var top = D.total.p99;
+		rows.forEach(function (r, i) {
+			top = Math.max(top, s[i] + r.p99);
+		});
 		var nested = rows.some(function (r) { return r.depth; });
-		section("Waterfall", "Each stage's mean, from where the " +
-			"stages before it end" + (nested ? "; indented rows " +
-			"split the client's remote (wire legs and the server)" :
-			"") + ". Shares are of the mean latency; means add " +
-			"up, percentiles need not.");
+		section("Waterfall", "Each stage's mean as a bar, from where " +
+			"the stages before it end" + (nested ? "; indented " +
+			"rows split the client's remote (wire legs and the " +
+			"server)" : "") + "; from the same start, a tick at its " +
+			"p50 and a whisker to its p99, on one time axis. Shares " +
+			"are of the mean latency; means add up, percentiles " +
+			"need not.");
 		var t = el("table", { id: "waterfall" });
 		var h = el("tr");
 		["stage", "mean", "p50", "p90", "p99", "share", ""].forEach(
@@ -104,6 +129,22 @@
 				h.appendChild(el("th", i ? {} : { class: "name" }, c));
 			});
 		t.appendChild(h);
+		function bar(at, r, fill) {
+			var g = sv("svg", { width: W, height: 14, class: "wf" });
+			g.appendChild(sv("line", { x1: X(at), x2: X(at + r.p99),
+				y1: 7, y2: 7, stroke: fill, "stroke-width": 1 }));
+			g.appendChild(sv("line", { x1: X(at + r.p99),
+				x2: X(at + r.p99), y1: 3, y2: 11, stroke: fill }));
+			g.appendChild(sv("rect", { x: X(at).toFixed(1), y: 3,
+				width: Math.max(1, X(at + r.mean) - X(at)).toFixed(1),
+				height: 8, fill: fill }));
+			g.appendChild(sv("line", { x1: X(at + r.p50),
+				x2: X(at + r.p50), y1: 0, y2: 14, stroke: "#1d2733",
+				"stroke-width": 1.5 }));
+			var td = el("td");
+			td.appendChild(g);
+			return td;
+		}
 		rows.forEach(function (r, i) {
 			var tr = el("tr", { class: r.depth ? "inner" : "" });
 			var name = el("td", { class: "name" });
@@ -116,14 +157,7 @@
 				tr.appendChild(el("td", {}, fmt(v)));
 			});
 			tr.appendChild(el("td", {}, r.share.toFixed(1) + "%"));
-			var g = sv("svg", { width: W, height: 14 });
-			g.appendChild(sv("rect", {
-				x: (W * s[i] / total).toFixed(1), y: 2,
-				width: Math.max(1, W * r.mean / total).toFixed(1),
-				height: 10, fill: color(i) }));
-			var td = el("td");
-			td.appendChild(g);
-			tr.appendChild(td);
+			tr.appendChild(bar(s[i], r, color(i)));
 			t.appendChild(tr);
 		});
 		var tr = el("tr", { class: "total" });
@@ -131,8 +165,25 @@
 		[D.total.mean, D.total.p50, D.total.p90, D.total.p99].forEach(
 			function (v) { tr.appendChild(el("td", {}, fmt(v))); });
 		tr.appendChild(el("td", {}, "100%"));
-		tr.appendChild(el("td"));
+		tr.appendChild(bar(0, D.total, "#52606d"));
 		t.appendChild(tr);
+		// The axis, under the bars' column.
+		var ax = el("tr", { class: "axis" }), g = sv("svg", {
+			width: W, height: 18,
+			class: "axis" });
+		ticks(top).forEach(function (v) {
+			g.appendChild(sv("line", { x1: X(v), x2: X(v), y1: 0,
+				y2: 4, stroke: "#9aa5b1" }));
+			g.appendChild(sv("text", { x: X(v), y: 15,
+				"text-anchor": v ? "middle" : "start" },
+				v + (v ? "" : " us")));
+		});
+		for (var k = 0; k < 6; k++)
+			ax.appendChild(el("td"));
+		var td = el("td");
+		td.appendChild(g);
+		ax.appendChild(td);
+		t.appendChild(ax);
 		app.appendChild(t);
 	}
 
@@ -188,7 +239,9 @@
 			});
 			t.appendChild(tr);
 		});
-		app.appendChild(t);
+		var wrap = el("div", { class: "scroll" });
+		wrap.appendChild(t);
+		app.appendChild(wrap);
 		sides.forEach(function (side) {
 			var k = T[side];
 			if (!k.trace_held_back_count)
@@ -206,7 +259,9 @@
 		});
 	}
 
-	// Histograms on one log axis, so stages compare at a glance.
+	// Histograms on one log time axis, so stages compare at a glance,
+	// and a log count axis, so that the tail's few shows beside the
+	// body's many; p50 and p99 marked.
 	function histograms() {
 		var all = rows.concat([D.total]), lo = 1e9, hi = 0;
 		all.forEach(function (r) {
@@ -220,33 +275,59 @@
 		lo = Math.max(20, Math.floor(lo / 10) * 10);
 		hi = Math.max(lo + 10, Math.ceil(hi / 10) * 10);
 		section("Latency of each stage", "Transactions per bin, " +
-			"10 bins per decade on a log axis shared by every stage.");
+			"10 bins per decade, on a log time axis shared by every " +
+			"stage and a log count axis (1, 10, 100, ...); the " +
+			"dark line is the p50, the dashed one the p99.");
 		var grid = el("div", { class: "grid" });
 		all.forEach(function (r, i) {
 			var W = 220, H = 70, card = el("div", { class: "card" });
+			var fill = i < rows.length ? color(i) : "#1d2733";
 			card.appendChild(el("h3", {}, r.name));
 			card.appendChild(el("p", {}, "p50 " + us(r.p50) + " · p99 " +
 				us(r.p99)));
-			// ox: room for the first and last labels, centred.
-			var ox = 18, g = sv("svg", { width: W + 2 * ox,
+			// ox: room for the count labels and the first time label.
+			var ox = 30, g = sv("svg", { width: W + ox + 18,
 				height: H + 14, class: "hist",
 				"data-stage": r.name });
 			var max = 1;
 			r.hist.forEach(function (b) { max = Math.max(max, b[1]); });
+			var top = Math.ceil(Math.log10(max + 1));
+			var Y = function (n) {
+				return H - H * Math.log10(n + 1) / top;
+			};
+			for (var e = 0; e <= top; e++) {
+				var y = Y(Math.pow(10, e) - 1);
+				g.appendChild(sv("line", { x1: ox - 3, x2: ox + W,
+					y1: y, y2: y, stroke: e ? "#eef1f4" : "#9aa5b1" }));
+				if (e % (top > 4 ? 2 : 1) === 0)
+					g.appendChild(sv("text", { x: ox - 5, y: y + 4,
+						"text-anchor": "end" },
+						e >= 6 ? Math.pow(10, e - 6) + "M" :
+						e >= 3 ? Math.pow(10, e - 3) + "k" :
+						String(Math.pow(10, e))));
+			}
 			var bw = W / (hi - lo);
+			var XB = function (d) { return ox + (d - lo) * bw; };
 			r.hist.forEach(function (b) {
-				var h = H * b[1] / max;
+				var y = Y(b[1]);
 				g.appendChild(sv("rect", {
-					x: (ox + (Math.max(b[0], lo) - lo) * bw).toFixed(1),
-					y: (H - h).toFixed(1),
+					x: XB(Math.max(b[0], lo)).toFixed(1),
+					y: y.toFixed(1),
 					width: Math.max(1, bw - 0.5).toFixed(1),
-					height: h.toFixed(1),
-					fill: i < rows.length ? color(i) : "#1d2733" }));
+					height: (H - y).toFixed(1), fill: fill }));
+			});
+			[[r.p50, ""], [r.p99, "3,2"]].forEach(function (p) {
+				if (!(p[0] > 0))
+					return;
+				var x = XB(Math.max(lo, Math.log10(p[0] * 1e3) * 10));
+				g.appendChild(sv("line", { x1: x, x2: x, y1: 0, y2: H,
+					stroke: "#1d2733", "stroke-dasharray": p[1],
+					class: "pct" }));
 			});
 			// A label per decade, or per two when they would crowd.
 			var step = 10 * bw >= 40 ? 10 : 20;
 			for (var d = lo; d <= hi; d += 10) {
-				var x = ox + (d - lo) * bw;
+				var x = XB(d);
 				g.appendChild(sv("line", { x1: x, x2: x, y1: H,
 					y2: H + 3, stroke: "#9aa5b1" }));
 				if ((d - lo) % step)
@@ -313,7 +394,8 @@
 		var W = 360;
 		section("The slowest transactions", "Of the joined records, " +
 			"stage by stage: each bar is one transaction's own " +
-			"stages (top-level rows), the widest named, and " +
+			"stages in the rows' colours (the client's remote as " +
+			"the rows that split it), the widest named, and " +
 			"\u201cretransmitted\u201d where TCP resent its bytes " +
 			"before the response came.");
 		var t = el("table", { id: "slowest" });
@@ -322,6 +404,7 @@
 			function (c) { h.appendChild(el("th", {}, c)); });
 		t.appendChild(h);
 		var max = D.slowest.length ? D.slowest[0].latency : 1;
+		var nested = rows.some(function (r) { return r.depth; });
 		D.slowest.forEach(function (x) {
 			var tr = el("tr"), g = sv("svg", { width: W, height: 14 });
 			var at = 0, worst = -1;
@@ -330,7 +413,9 @@
 				if (rows[i].name !== "remote" &&
 				    (worst < 0 || v > x.rows[worst]))
 					worst = i;
-				if (rows[i].depth)
+				// The bar in the rows' colours: remote as its
+				// parts when the server's rows split it.
+				if (nested ? rows[i].name === "remote" : rows[i].depth)
 					return;
 				var rect = sv("rect", { x: (W * at / max).toFixed(1),
 					y: 2, height: 10,
@@ -343,9 +428,16 @@
 			});
 			[x.t.toFixed(3), x.flow, x.seq, us(x.latency)].forEach(
 				function (v) { tr.appendChild(el("td", {}, v)); });
-			tr.appendChild(el("td", { class: "name" }, (worst < 0 ? "" :
+			var most = el("td", { class: "name" });
+			if (worst >= 0) {
+				var sw = el("span", { class: "swatch" });
+				sw.style.background = color(worst);
+				most.appendChild(sw);
+			}
+			most.appendChild(document.createTextNode((worst < 0 ? "" :
 				rows[worst].name + " " + us(x.rows[worst])) +
 				(x.retransmitted ? ", retransmitted" : "")));
+			tr.appendChild(most);
 			var td = el("td");
 			td.appendChild(g);
 			tr.appendChild(td);
