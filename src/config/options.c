@@ -87,7 +87,7 @@ static const struct opt_def defs[] = {
 	{ "output_format", 0, T_STR, O(output_format), W_EVERY, "auto", 0, 0,
 	  "kv, csv, human or json; auto: human on a terminal (without -o), else kv" },
 	{ "iterations", 'i', T_ITER, O(iter_min), W_ALL, "1,1", 0, 0,
-	  "MIN,MAX: repeat the test until --confidence is met (netperf -i)" },
+	  "MIN,MAX: repeat the test until --confidence is met (netperf -i, whose MAX,MIN order is taken too)" },
 	{ "confidence", 0, T_CONF, O(conf_level), W_ALL, "99,5", 0, 0,
 	  "LEVEL,WIDTH: 95 or 99, interval width in % of the mean (netperf -I)" },
 	{ "quiet", 'q', T_BOOL, O(quiet), W_EVERY, NULL, 0, 0,

@@ -185,12 +185,16 @@ int opt_set_value(struct options *o, const struct opt_def *d,
 	case T_ITER: {
 		long long a, b;
 
-		if (parse_pair(arg, 1, 30, &a, &b) || b < a)
+		/*
+		 * Either order: netperf's -i is max,min, and a pair means
+		 * one thing only, the least of it the minimum.
+		 */
+		if (parse_pair(arg, 1, 30, &a, &b))
 			return opt_fail(err, len, d,
-				    "'%s' is not MIN,MAX with 1 <= MIN <= MAX <= 30",
-				    arg);
-		o->iter_min = (int)a;
-		o->iter_max = (int)b;
+				    "'%s' is not MIN,MAX (or netperf's MAX,MIN) "
+				    "of 1 to 30", arg);
+		o->iter_min = (int)(a < b ? a : b);
+		o->iter_max = (int)(a < b ? b : a);
 		return 0;
 	}
 	case T_CONF: {

@@ -72,7 +72,10 @@ PY
 	wait "$SRV_PID"
 	expect_eq "$(key cli.out iterations_run)" 3 "tests run"
 	expect_eq "$(grep -c '^num_transactions=' "$SRV_OUT")" 1 "server results"
-	expect_usage_error "is not MIN,MAX" tcp_rr -i 5,3
+	expect_usage_error "is not MIN,MAX" tcp_rr -i 5,31
+	# netperf's MAX,MIN order: the same pair.
+	ns tcp_rr --dry-run -i 5,3 > dry
+	expect_eq "$(key dry iterations)" "3,5" "-i 5,3"
 	expect_usage_error "LEVEL 95 or 99" tcp_rr --confidence 90,5
 }
 

@@ -154,6 +154,20 @@ static void t_percentiles_and_durations(void **state)
 	assert_int_equal(parse(&o, W_TCP_RR, "-D", "1.5ms", NULL), 0);
 	assert_int_equal(o.delay, 1500000);
 	options_free(&o);
+	assert_int_equal(parse(&o, W_TCP_RR, "--work", "100us", NULL), 0);
+	assert_int_equal(o.work, 100000);
+	options_free(&o);
+	/* -i MIN,MAX, or netperf's MAX,MIN: the least is the minimum. */
+	assert_int_equal(parse(&o, W_TCP_RR, "-i", "3,10", NULL), 0);
+	assert_true(o.iter_min == 3 && o.iter_max == 10);
+	options_free(&o);
+	assert_int_equal(parse(&o, W_TCP_RR, "-i", "10,3", NULL), 0);
+	assert_true(o.iter_min == 3 && o.iter_max == 10);
+	options_free(&o);
+	expect_error(W_TCP_RR, "'10,31' is not MIN,MAX (or netperf's MAX,MIN) "
+		     "of 1 to 30", "-i", "10,31", NULL);
+	expect_error(W_TCP_STREAM, "unknown option '--work' for tcp_stream",
+		     "--work", "5us", NULL);
 }
 
 static void t_epoll_trigger_and_io_mode(void **state)
