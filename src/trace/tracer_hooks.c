@@ -14,6 +14,7 @@
 #include <bpf/libbpf.h>
 
 #include "core/common.h"
+#include "trace/kbtf.h"
 #include "trace/tracer_int.h"
 
 const struct hook tracer_hook_table[NS_P_COUNT] = {
@@ -70,7 +71,7 @@ int tracer_hook_used(const struct hook *h, enum ns_side side, int sched)
  * by)? NETSTAGE_TRACE_PRETEND_MISSING=a,b takes tracepoints a and b as
  * missing: how the tests run what an older kernel would.
  */
-static int kernel_has(const struct btf *vmlinux, const char *tp)
+static int kernel_has(const struct kbtf *vmlinux, const char *tp)
 {
 	const char *p = getenv("NETSTAGE_TRACE_PRETEND_MISSING");
 	size_t n = strlen(tp);
@@ -84,24 +85,25 @@ static int kernel_has(const struct btf *vmlinux, const char *tp)
 			p++;
 	}
 	snprintf(type, sizeof(type), "btf_trace_%s", tp);
-	return btf__find_by_name_kind(vmlinux, type, BTF_KIND_TYPEDEF) > 0;
+	return kbtf_find(vmlinux, type, BTF_KIND_TYPEDEF) > 0;
 }
 
 /* The arguments tracepoint tp passes (its BTF prototype's), or -1. */
-static int tp_args(const struct btf *vmlinux, const char *tp)
+static int tp_args(const struct kbtf *vmlinux, const char *tp)
 {
 	const struct btf_type *p;
 	char type[128];
 	int id;
 
 	snprintf(type, sizeof(type), "btf_trace_%s", tp);
-	id = btf__find_by_name_kind(vmlinux, type, BTF_KIND_TYPEDEF);
-	if (id <= 0)
-		return -1;
-	p = btf__type_by_id(vmlinux, btf__resolve_type(vmlinux, id));
+	id = kbtf_find(vmlinux, type, BTF_KIND_TYPEDEF);
+	p = id > 0 ? kbtf_type(vmlinux, id) : NULL;
+	/* The typedef (and any qualifier) to the pointer, to the proto. */
+	while (p && (btf_is_typedef(p) || btf_is_mod(p)))
+		p = kbtf_type(vmlinux, p->type);
 	if (!p || !btf_is_ptr(p))
 		return -1;
-	p = btf__type_by_id(vmlinux, p->type);
+	p = kbtf_type(vmlinux, p->type);
 	/* The first is the tracepoint's own data. */
 	return p && btf_is_func_proto(p) ? btf_vlen(p) - 1 : -1;
 }
@@ -112,13 +114,13 @@ static int tp_args(const struct btf *vmlinux, const char *tp)
  * programs verified up to the refused one, 0.1 s here): a program of
  * two instructions asks first. 1 when it cannot tell: loading decides.
  */
-static int fentry_taken(const struct btf *vmlinux, const char *fn)
+static int fentry_taken(const struct kbtf *vmlinux, const char *fn)
 {
 	const struct bpf_insn ret0[] = {
 		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 },
 		{ .code = BPF_JMP | BPF_EXIT },
 	};
-	int id = btf__find_by_name_kind(vmlinux, fn, BTF_KIND_FUNC), fd;
+	int id = kbtf_find(vmlinux, fn, BTF_KIND_FUNC), fd;
 	LIBBPF_OPTS(bpf_prog_load_opts, o,
 		    .expected_attach_type = BPF_TRACE_FENTRY,
 		    .attach_btf_id = id);
@@ -142,11 +144,14 @@ static int fentry_taken(const struct btf *vmlinux, const char *fn)
  */
 int tracer_find_missing(struct tracer *t, char *why, size_t len)
 {
-	struct btf *vmlinux = btf__load_vmlinux_btf();
+	struct kbtf btf, *vmlinux = &btf;
 	size_t i;
 
-	if (!vmlinux)
+	if (kbtf_open(vmlinux, NULL)) {
+		log_info("kernel BTF not read: loading will say what is "
+			 "missing");
 		return 0;
+	}
 	t->retrans_err = tp_args(vmlinux, "tcp_retransmit_skb") >= 3;
 	t->no_fentry = !fentry_taken(vmlinux, "dev_hard_start_xmit");
 	for (i = 0; i < NS_P_COUNT; i++) {
@@ -158,25 +163,30 @@ int tracer_find_missing(struct tracer *t, char *why, size_t len)
 		if (!h->without) {
 			snprintf(why, len, "tracing off: the kernel has no %s "
 				 "tracepoint", h->tp_btf);
-			btf__free(vmlinux);
+			kbtf_close(vmlinux);
 			return -1;
 		}
 		t->missing[i] = 1;
 		t->note = h->without;
 	}
-	btf__free(vmlinux);
+	kbtf_close(vmlinux);
 	return 0;
 }
 
 void tracer_kernel_features(FILE *f)
 {
-	struct btf *vmlinux = btf__load_vmlinux_btf();
+	struct kbtf btf, *vmlinux = &btf;
 	struct utsname u;
 	size_t i;
 
 	if (uname(&u))
 		strcpy(u.release, "?");
-	if (!vmlinux) {
+	if ((i = kbtf_open(vmlinux, NULL)) == (size_t)-2) {
+		fprintf(f, "kernel %s: BTF this netstage cannot read ahead "
+			"of loading: hooks not probed\n", u.release);
+		return;
+	}
+	if (i) {
 		fprintf(f, "kernel %s: no BTF (/sys/kernel/btf/vmlinux): "
 			"--trace and observe cannot run\n", u.release);
 		return;
@@ -191,5 +201,5 @@ void tracer_kernel_features(FILE *f)
 			kernel_has(vmlinux, tracer_hook_table[i].tp_btf) ? ""
 			: " (missing)");
 	fprintf(f, "\n");
-	btf__free(vmlinux);
+	kbtf_close(vmlinux);
 }
