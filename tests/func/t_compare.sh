@@ -114,7 +114,9 @@ m = re.search(r'data-rendered="(\d+)"', body)
 assert m and int(m.group(1)) == int(kv["compare_figures"]), m and m.group(0)
 answer = re.search(r'<p class="lead" id="answer">([^<]*)', dom).group(1)
 assert answer.startswith(kv["compare_beyond_noise"] + " of "), answer
-assert "server app p50" in answer, answer
+# The stages that changed come first, the totals after them.
+assert "server app" in answer, answer
+assert "latency" not in answer or answer.index("server app") < answer.index("latency"), answer
 PY
 	fi
 }

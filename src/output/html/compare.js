@@ -38,8 +38,13 @@
 	app.textContent = "";
 	document.title = "netstage compare: " + C.workload + ", B against A";
 	app.appendChild(el("h1", {}, document.title));
+	// Stages first, which say where the time went, then the totals;
+	// the surest first within each.
 	var beyond = D.figures.filter(function (f) {
 		return f.verdict !== "level";
+	}).sort(function (a, b) {
+		var sa = /^stage_/.test(a.name), sb = /^stage_/.test(b.name);
+		return sa !== sb ? sb - sa : a.p - b.p;
 	});
 	var lead = C.compare_beyond_noise + " of " + C.compare_tested +
 		" figures changed beyond noise" + (beyond.length ? ": " +
