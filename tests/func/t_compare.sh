@@ -95,9 +95,14 @@ kv = dict(l.rstrip("\n").split("=", 1) for l in open(sys.argv[1]) if "=" in l)
 # The work spins until its end has passed.
 assert float(kv["server.stage_app_p50_us.change"]) >= 100, kv["server.stage_app_p50_us.change"]
 holds_app = re.compile(r"^(server\.stage_app_|client\.stage_remote_|client\.latency_)")
+# The rate is the client's schedule, not a figure the work moves: the
+# server's count differs by the answers at the stop (2000.000 a second
+# against 2001.007 once, 0.05%, with runs so alike that it was beyond
+# their noise).
+fixed = re.compile(r"^(client|server)\.throughput$")
 beyond = [k[:-len(".verdict")] for k, v in kv.items()
           if k.endswith(".verdict") and v != "level"]
-others = [k for k in beyond if not holds_app.match(k)]
+others = [k for k in beyond if not holds_app.match(k) and not fixed.match(k)]
 assert not others, [(k, kv[k + ".a"], kv[k + ".b"], kv[k + ".p"]) for k in others]
 assert int(kv["compare_beyond_noise"]) == len(beyond), beyond
 print("beyond noise:", " ".join(beyond))
