@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "core/common.h"
 #include "core/outfile.h"
@@ -35,18 +34,6 @@ struct compare {
 	const char *report;
 };
 
-static int set_format(struct compare *m, const char *f)
-{
-	if (!strcmp(f, "auto")) {
-		m->json = 0;
-		m->human = isatty(STDOUT_FILENO);
-		return 0;
-	}
-	m->json = !strcmp(f, "json");
-	m->human = !strcmp(f, "human");
-	return !m->json && !m->human && strcmp(f, "kv");
-}
-
 /* Files before "vs" are A, after it B; without it, one file each. */
 static int split(struct compare *m, const char **file, int n, int vs)
 {
@@ -67,7 +54,7 @@ static int parse_args(struct compare *m, int argc, char **argv,
 	int i, n = 0, vs = -1;
 	const char *f;
 
-	m->human = isatty(STDOUT_FILENO);
+	file_cmd_format("auto", &m->json, &m->human);
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			puts(COMPARE_USAGE);
@@ -89,7 +76,7 @@ static int parse_args(struct compare *m, int argc, char **argv,
 				       "%s", argv[i], COMPARE_USAGE), EXIT_USAGE;
 		else
 			file[n++] = argv[i];
-		if (f && set_format(m, f))
+		if (f && file_cmd_format(f, &m->json, &m->human))
 			return log_err("compare: --output-format %s: kv, json, "
 				       "human or auto", f), EXIT_USAGE;
 	}

@@ -8,10 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "core/common.h"
 #include "core/kv.h"
+#include "cmd/run.h"
 #include "results/records_in.h"
 #include "side/report.h"
 #include "trace/join.h"
@@ -48,14 +48,12 @@ static const char *name_hop(struct join_table *t, const char *arg,
 	return eq + 1;
 }
 
-/* What goes to stdout: key=value lines, a JSON object, or the table. */
-enum join_format { JOIN_KV, JOIN_JSON, JOIN_HUMAN };
-
 struct join_run {
 	struct waterfall w;
 	const char *path[JOIN_MAX_HOPS];
 	struct out_file records;
-	enum join_format format;
+	/* stdout: key=value lines, a JSON object, or the table */
+	int json, human;
 };
 
 #define JOIN_USAGE "usage: netstage join CLIENT.csv [NAME=]HOP.csv ... " \
@@ -87,19 +85,10 @@ static int clocks_arg(struct waterfall *w, const char *v)
 	return -1;
 }
 
-/* auto: the table on a terminal, key=value lines piped. */
 static int format_arg(struct join_run *j, const char *v)
 {
-	static const char *const name[] = { "kv", "json", "human" };
-	size_t i;
-
-	if (!strcmp(v, "auto")) {
-		j->format = isatty(STDOUT_FILENO) ? JOIN_HUMAN : JOIN_KV;
+	if (!file_cmd_format(v, &j->json, &j->human))
 		return 0;
-	}
-	for (i = 0; i < ARRAY_SIZE(name); i++)
-		if (!strcmp(v, name[i]))
-			return j->format = i, 0;
 	log_err("join: --output-format %s: kv, json, human or auto", v);
 	return -1;
 }
@@ -111,7 +100,7 @@ static int parse_args(struct join_run *j, int argc, char **argv,
 	char def[JOIN_NAME];
 	int i;
 
-	j->format = isatty(STDOUT_FILENO) ? JOIN_HUMAN : JOIN_KV;
+	file_cmd_format("auto", &j->json, &j->human);
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			puts(JOIN_USAGE);
@@ -173,9 +162,9 @@ static int join_files(struct join_run *j, const char *records)
 	 * On a terminal the table alone; piped, the keys (or JSON) for a
 	 * program, and the table on stderr for whoever watches.
 	 */
-	if (j->format == JOIN_KV)
+	if (!j->json && !j->human)
 		kv_print(&kv, stdout, "");
-	if (j->format == JOIN_JSON) {
+	if (j->json) {
 		fputs("{\"join\": {\n", stdout);
 		kv_json_members(&kv, stdout, 2);
 		fputs("}}\n", stdout);
@@ -183,7 +172,7 @@ static int join_files(struct join_run *j, const char *records)
 	fflush(stdout);
 	kv_free(&kv);
 	waterfall_print(w, "netstage join", "= client latency",
-			j->format == JOIN_HUMAN ? stdout : stderr);
+			j->human ? stdout : stderr);
 	if (j->records.f && out_commit(&j->records, err, sizeof(err)))
 		return log_err("%s", err), EXIT_RUNTIME;
 	if (!w->joined)

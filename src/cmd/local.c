@@ -202,7 +202,6 @@ static struct run_results *server_results(int fd)
 static int run_client(struct local *l, struct options *o,
 		      const struct workload *wl, int port)
 {
-	struct kv_list h = { 0 };
 	char *csv;
 	int rc;
 
@@ -215,9 +214,7 @@ static int run_client(struct local *l, struct options *o,
 	 * in the format asked for, not the kv the parent reads CSV from:
 	 * none then, if that format prints none.
 	 */
-	options_header(o, wl->name, &h);
-	o->options_shown = !h.n;
-	kv_free(&h);
+	o->options_shown = !options_header_shown(o);
 	local_take_files(l, o);
 	side_results_to(local_keep_client, l);
 	csv = side_kv_for_csv(o);

@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "core/common.h"
 #include "core/kv.h"
@@ -356,18 +355,6 @@ static int write_report(const char *path, const struct merge_page *p)
 	return 0;
 }
 
-static int set_format(struct merge *m, const char *f)
-{
-	if (!strcmp(f, "auto")) {
-		m->json = 0;
-		m->human = isatty(STDOUT_FILENO);
-		return 0;
-	}
-	m->json = !strcmp(f, "json");
-	m->human = !strcmp(f, "human");
-	return !m->json && !m->human && strcmp(f, "kv");
-}
-
 static int parse_args(struct merge *m, int argc, char **argv)
 {
 	const char *f;
@@ -375,7 +362,7 @@ static int parse_args(struct merge *m, int argc, char **argv)
 
 	m->path = xcalloc(argc, sizeof(*m->path));
 	m->missing = xcalloc(argc, sizeof(*m->missing));
-	m->human = isatty(STDOUT_FILENO);
+	file_cmd_format("auto", &m->json, &m->human);
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			puts(MERGE_USAGE);
@@ -387,7 +374,7 @@ static int parse_args(struct merge *m, int argc, char **argv)
 			f = argv[i] + 16;
 		else
 			f = NULL;
-		if (f && set_format(m, f))
+		if (f && file_cmd_format(f, &m->json, &m->human))
 			return log_err("merge: --output-format %s: kv, json, "
 				       "human or auto", f), EXIT_USAGE;
 		if (f)

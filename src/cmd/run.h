@@ -23,6 +23,11 @@ int client_joins_server(const struct options *o);
 void local_stop_server(void);
 /* `netstage merge`: many runs' JSON results as one (merge_cmd.c). */
 int merge_main(int argc, char **argv);
+/*
+ * --output-format of join, merge and compare: kv, json, human or auto
+ * (human on a terminal) into *json and *human; -1 for none of them.
+ */
+int file_cmd_format(const char *f, int *json, int *human);
 /* `netstage compare`: two groups of runs, figure by figure. */
 int compare_main(int argc, char **argv);
 /* `netstage join`: records of a request's hops, on one clock. */

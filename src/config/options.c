@@ -303,14 +303,20 @@ void options_dump(const struct options *o, struct kv_list *out)
 	dump_but(o, 0, out);
 }
 
+int options_header_shown(const struct options *o)
+{
+	return o->dry_run || !(o->output || glance_on(o) ||
+			       !strcmp(o->output_format, "json") ||
+			       !strcmp(o->output_format, "csv"));
+}
+
 void options_header(const struct options *o, const char *workload,
 		    struct kv_list *out)
 {
 	/* -o: the selected results are the whole output; a person at a
 	 * terminal sees the summary (glance.h); JSON holds the options, CSV is
 	 * one table of results. */
-	if ((o->output || glance_on(o) || !strcmp(o->output_format, "json") ||
-	     !strcmp(o->output_format, "csv")) && !o->dry_run)
+	if (!options_header_shown(o))
 		return;
 
 	kv_str(out, "workload", workload);

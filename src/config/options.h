@@ -190,6 +190,8 @@ static inline int options_read_size(const struct options *o)
 const char *options_workload_name(unsigned int bit);
 /* Every option of the workload as key=value, in table order. */
 void options_dump(const struct options *o, struct kv_list *out);
+/* Whether the output starts with the options lines (key=value). */
+int options_header_shown(const struct options *o);
 /*
  * "workload=NAME", the version and the dump, as the key=value output
  * starts; nothing in the formats that start otherwise.

@@ -79,8 +79,7 @@ static int within(const struct run_json *a, const struct run_json *b,
 	hb = hist_of(b, s);
 	if (!ha || !hb || ha->count < 2 || hb->count < 2)
 		return -1;
-	*se = sqrt(hist_se(ha, s->pct) * hist_se(ha, s->pct) +
-		   hist_se(hb, s->pct) * hist_se(hb, s->pct));
+	*se = hypot(hist_se(ha, s->pct), hist_se(hb, s->pct));
 	*df = INFINITY;
 	return 0;
 }

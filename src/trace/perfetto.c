@@ -320,10 +320,9 @@ static void sampled(FILE *f, const struct join_table *t, int n, char **in,
 		}
 	fprintf(f, ",\"every\":%d,\"kept\":%ld,\"written\":%ld,"
 		"\"written_are\":\"each side's transactions above its p99 "
-		"and those kept as the slowest, every %d%s of each flow; "
-		"%s\",\"halves\":%s", every, kept, written, every,
-		every == 1 ? "st" : every == 2 ? "nd" : every == 3 ? "rd" :
-		"th", halves ? "the server's half of each client transaction "
+		"and those kept as the slowest, 1 in %d of the rest of each "
+		"flow; %s\",\"halves\":%s", every, kept, written, every,
+		halves ? "the server's half of each client transaction "
 		"written" : "no server's half besides (the sides do not join "
 		"by connection and number)", halves ? "true" : "false");
 }
@@ -332,15 +331,17 @@ int perfetto_write(FILE *f, const struct join_table *all, int n,
 		   const struct clock_fit *fit, int aligned, int every)
 {
 	uint64_t base = base_of(all, n);
-	char **in = pick(all, n, every > 0 ? every : 1);
+	char **in;
 	struct join_table t;
 	long r, *tid;
 	int i;
 
+	every = every > 0 ? every : 1;
+	in = pick(all, n, every);
 	fprintf(f, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"clock\":"
 		"\"CLOCK_MONOTONIC\",\"zero_ns\":%" PRIu64, base);
 	clocks(f, fit, aligned);
-	sampled(f, all, n, in, every > 0 ? every : 1);
+	sampled(f, all, n, in, every);
 	fputs("},\n\"traceEvents\":[", f);
 	for (i = 0; i < n; i++) {
 		const struct stage_def *d = stage_defs(all[i].side);

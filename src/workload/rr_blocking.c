@@ -104,12 +104,12 @@ static int general_loop(struct worker *w, struct flow *f)
 			rc = recv_all(w, f);
 			if (w->tw && trace_worker_sampled(w->tw, f))
 				f->t_recv = f->t_send = now_ns();
+			if (rc > 0 && f->ws)
+				rr_wstamp(w, f, 1, 0);
 			if (rc > 0 && w->rs->o->work) {
 				rr_work(w);
 				f->t_send = now_ns();
 			}
-			if (rc > 0 && f->ws)
-				rr_wstamp(w, f, 1, 0);
 			if (rc > 0)
 				rc = send_all(w, f);
 			if (rc > 0) {
