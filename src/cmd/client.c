@@ -53,6 +53,25 @@ struct client {
 };
 
 /*
+ * The server's next message, past the WAITs of a server that holds its
+ * clients until --num-clients are in: each is a sign of life, and the
+ * control timeout starts again after it.
+ */
+static int recv_past_waits(struct client *c, struct ctl_msg *m)
+{
+	int rc, said = 0;
+
+	while (!(rc = ctl_recv(c->ctl, m, CTL_TIMEOUT_MS)) &&
+	       m->type == CTL_WAIT) {
+		if (!said++ && !c->o->quiet)
+			log_err("the server waits for %llu more client%s",
+				 (unsigned long long)(m->f[W_NEEDED] - m->f[W_IN]),
+				 m->f[W_NEEDED] - m->f[W_IN] == 1 ? "" : "s");
+	}
+	return rc;
+}
+
+/*
  * The server's answer to HELLO: its ACK in m, after proving the key if
  * it challenges. 0, or -1 with c->err saying what went wrong.
  */
@@ -60,7 +79,7 @@ static int answer(struct client *c, struct ctl_msg *m)
 {
 	const struct auth_key *key = c->o->auth;
 	struct ctl_msg a = { .type = CTL_AUTH };
-	int rc = ctl_recv(c->ctl, m, CTL_TIMEOUT_MS);
+	int rc = recv_past_waits(c, m);
 
 	if (!rc && m->type == CTL_CHALLENGE) {
 		if (!key)
@@ -69,8 +88,8 @@ static int answer(struct client *c, struct ctl_msg *m)
 		auth_answer(key, m->f, a.f);
 		if (ctl_send(c->ctl, &a))
 			rc = -errno;
-		else
-			rc = ctl_expect(c->ctl, CTL_ACK, m, CTL_TIMEOUT_MS);
+		else if (!(rc = recv_past_waits(c, m)) && m->type != CTL_ACK)
+			rc = -EBADMSG;
 		if (rc == -EPIPE)
 			return snprintf(c->err, sizeof(c->err),
 					"the server dropped the control connection at its challenge: not its --auth-key?"), -1;

@@ -26,6 +26,8 @@
 #include "sys/stop.h"
 
 #define HELLO_TIMEOUT_MS 5000
+/* Well inside the client's control timeout (10 s). */
+#define WAIT_TICK_MS 2000
 #define SETUP_TIMEOUT_MS 10000
 /* How long past its length a test may run before the server gives up. */
 #define STOP_GRACE_S 30
@@ -138,6 +140,22 @@ static int take_client(struct server *sv, int fd, const struct ctl_msg *m)
 }
 
 /*
+ * Those in wait for the others, each within its control timeout: tell
+ * them, so that a client started long before the last keeps waiting. A
+ * client gone is found at the handshake.
+ */
+static void tell_waiting(struct server *sv)
+{
+	struct ctl_msg m = { .type = CTL_WAIT };
+	int i;
+
+	m.f[W_IN] = (uint64_t)sv->nclients;
+	m.f[W_NEEDED] = (uint64_t)sv->o->num_clients;
+	for (i = 0; i < sv->nclients; i++)
+		(void)ctl_send(sv->ctl[i], &m);
+}
+
+/*
  * Greet control connections, all pending ones at once (greeter.h),
  * until the clients the test needs are in.
  */
@@ -148,9 +166,14 @@ static int wait_clients(struct server *sv)
 	int fd, rc = 0;
 
 	greeter_init(&g, sv->ctl_listen, HELLO_TIMEOUT_MS, sv->o->auth);
+	g.tick_ms = WAIT_TICK_MS;
 	while (sv->nclients < sv->o->num_clients) {
 		fd = greeter_next(&g, &m, (volatile const int *)&interrupted,
 				  sv->err, sizeof(sv->err));
+		if (fd == GREET_TICK) {
+			tell_waiting(sv);
+			continue;
+		}
 		if (fd < 0) {
 			rc = -1;
 			break;

@@ -12,6 +12,7 @@ static const int nfields[CTL_TYPE_END] = {
 	[CTL_NEXT] = N_NFIELDS,
 	[CTL_CHALLENGE] = CTL_AUTH_FIELDS,
 	[CTL_AUTH] = CTL_AUTH_FIELDS,
+	[CTL_WAIT] = W_NFIELDS,
 };
 
 int ctl_nfields(unsigned int type)
@@ -141,6 +142,8 @@ static int fields_valid(const struct ctl_msg *m)
 		       figure(f[R_SERVICE_DEMAND_NS], CTL_DEMAND_MAX_NS);
 	case CTL_NEXT:
 		return f[N_MORE] <= 1;
+	case CTL_WAIT:
+		return f[W_IN] < f[W_NEEDED] && f[W_NEEDED] <= INT32_MAX;
 	}
 	return 1;
 }

@@ -38,6 +38,7 @@ enum ctl_type {
 	CTL_NEXT,	/* client, after RESULT: N_MORE, another test follows */
 	CTL_CHALLENGE,	/* server, after HELLO: 32 random bytes (auth.h) */
 	CTL_AUTH,	/* client: its answer to them */
+	CTL_WAIT,	/* server, before ACK: other clients still awaited */
 	CTL_TYPE_END,
 };
 
@@ -66,6 +67,13 @@ enum { HF_CLIENT_READS = 1, HF_CLIENT_WRITES = 2, HF_WANTS_RESULTS = 4 };
 enum { A_STATUS, A_DATA_PORT, A_NFIELDS };
 
 enum { N_MORE, N_NFIELDS };
+
+/*
+ * WAIT fields: W_IN of the W_NEEDED clients --num-clients asks for are
+ * in. Sent every few seconds to those in, so that a client started long
+ * before the last one keeps waiting for as long as its server does.
+ */
+enum { W_IN, W_NEEDED, W_NFIELDS };
 
 /* CHALLENGE and AUTH: 32 bytes as big-endian u64 fields. */
 #define CTL_AUTH_FIELDS 4

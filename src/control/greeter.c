@@ -184,10 +184,11 @@ static void expire(struct greeter *g, uint64_t now)
 			     "no hello in time");
 }
 
-/* ms until the first deadline, or -1 with none pending. */
-static int next_timeout(const struct greeter *g, uint64_t now)
+/* ms until the first deadline (a peer's or the tick), -1 with none. */
+static int next_timeout(const struct greeter *g, uint64_t now,
+			uint64_t tick)
 {
-	uint64_t first = UINT64_MAX;
+	uint64_t first = tick ? tick : UINT64_MAX;
 	int i;
 
 	for (i = 0; i < g->n; i++)
@@ -224,20 +225,25 @@ int greeter_next(struct greeter *g, struct ctl_msg *hello,
 		 volatile const int *stop, char *err, size_t len)
 {
 	struct pollfd pfd[GREET_MAX + 1];
+	uint64_t tick = g->tick_ms ? now_ns() + g->tick_ms * 1000000ULL : 0;
 	int i, n, rc;
 
 	for (;;) {
+		uint64_t now = now_ns();
+
 		if (*stop) {
 			snprintf(err, len, "accept: interrupted");
 			return -1;
 		}
-		expire(g, now_ns());
+		if (tick && now >= tick)
+			return GREET_TICK;
+		expire(g, now);
 		pfd[0] = (struct pollfd){ .fd = g->listen_fd, .events = POLLIN };
 		for (i = 0; i < g->n; i++)
 			pfd[i + 1] = (struct pollfd){ .fd = g->peer[i].fd,
 						      .events = POLLIN };
 		n = g->n;
-		rc = poll(pfd, n + 1, next_timeout(g, now_ns()));
+		rc = poll(pfd, n + 1, next_timeout(g, now, tick));
 		if (rc <= 0)
 			continue;
 		/* Last to first: a drop moves only peers behind the one read. */

@@ -38,6 +38,7 @@ struct greeter {
 	int n;
 	uint64_t dropped;		/* strangers, late or gone */
 	const struct auth_key *key;	/* NULL: no challenge */
+	int tick_ms;			/* 0, or greeter_next()'s GREET_TICK */
 };
 
 void greeter_init(struct greeter *g, int listen_fd, int timeout_ms,
@@ -45,8 +46,10 @@ void greeter_init(struct greeter *g, int listen_fd, int timeout_ms,
 /*
  * The next connection to send a whole HELLO: its descriptor (now the
  * caller's) and the message. -1 if `stop` became set or accept failed
- * for good, with err saying why.
+ * for good, with err saying why; GREET_TICK when tick_ms (if set) went
+ * by without one, for the caller to tell those it holds.
  */
+#define GREET_TICK (-2)
 int greeter_next(struct greeter *g, struct ctl_msg *hello,
 		 volatile const int *stop, char *err, size_t len);
 /* Drop every connection still pending. */

@@ -357,9 +357,20 @@ t_interrupted_client_reports_and_writes_whole_files() {
 }
 
 t_server_waits_for_num_clients() {
+	local i
+
 	start_server tcp_rr --num-clients 2
-	ns tcp_rr -c -H 127.0.0.1 -C "$CPORT" -l 1 -q -F 2 > a.out &
+	ns tcp_rr -c -H 127.0.0.1 -C "$CPORT" -l 1 -F 2 > a.out 2> a.err &
 	a=$!
+	for i in $(seq 100); do
+		grep -q 'the server waits for 1 more client$' a.err && break
+		sleep 0.1
+	done
+	grep -q 'the server waits for 1 more client$' a.err ||
+		fail "the first client was not told: $(cat a.err)"
+	# Longer than a client waits for a silent server (10 s): the
+	# server's WAITs keep the first one in, as a fleet's late host needs.
+	sleep 11
 	ns tcp_rr -c -H 127.0.0.1 -C "$CPORT" -l 1 -q -F 3 -T 2 > b.out
 	wait "$a"
 	wait "$SRV_PID"

@@ -42,6 +42,10 @@ static void t_every_type_round_trips(void **state)
 		}
 		if (type == CTL_NEXT)
 			in.f[N_MORE] = 1;
+		if (type == CTL_WAIT) {
+			in.f[W_IN] = 1;
+			in.f[W_NEEDED] = 4;
+		}
 		if (type == CTL_ACK)
 			strcpy(in.text, "server runs tcp_rr");
 		n = encode(&in, buf);
@@ -167,6 +171,11 @@ static void t_fields_out_of_range_are_malformed(void **state)
 	assert_int_equal(with_field(CTL_RESULT, R_TRANSACTIONS,
 				    (uint64_t)INT64_MAX + 1), -1);
 	assert_int_equal(with_field(CTL_NEXT, N_MORE, 2), -1);
+	/* A WAIT says fewer are in than needed, and a count that fits. */
+	assert_true(with_field(CTL_WAIT, W_NEEDED, 2) > 0);
+	assert_int_equal(with_field(CTL_WAIT, W_IN, 1), -1);
+	assert_int_equal(with_field(CTL_WAIT, W_NEEDED,
+				    (uint64_t)INT32_MAX + 1), -1);
 	assert_true(with_field(CTL_HELLO, H_FLAGS, 7) > 0);
 	assert_int_equal(with_field(CTL_HELLO, H_FLAGS, 8), -1);
 }
