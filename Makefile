@@ -167,6 +167,9 @@ $(BUILD)/tests/ref/rxref: tests/ref/rxref.c $(BUILD)/tests/ref/rxref.skel.h
 FUZZ_SECONDS ?= 60
 # Builds make check and make fuzz run on every CPU.
 NPROC := $(shell nproc 2>/dev/null || echo 1)
+# Functional tests at once (tests/func/run.sh: those declared solo run
+# alone after them).
+JOBS ?= $(NPROC)
 FUZZ_NAMES := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 
 $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(LIB_OBJS)
@@ -194,7 +197,7 @@ unit: $(UNIT_BINS)
 	$(Q)rc=0; for t in $(UNIT_BINS); do $$t || rc=1; done; exit $$rc
 
 func: all bench-tools ref-tools
-	$(Q)NETSTAGE=$(BUILD)/netstage tests/func/run.sh
+	$(Q)NETSTAGE=$(BUILD)/netstage JOBS=$(JOBS) tests/func/run.sh
 
 # Build on every CPU first, then run the tests one at a time.
 check: deps

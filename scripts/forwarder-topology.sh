@@ -137,10 +137,17 @@ run() {
 		--trace-records "$OUT/fwd.csv" > "$OUT/fwd.out" \
 		2> "$OUT/fwd.err" &
 	obs=$!
-	for _ in $(seq 200); do
+	# Its programs load before it says so: on a loaded machine that
+	# can take seconds, and a client started before would go unseen.
+	for _ in $(seq 600); do
 		grep -q 'observing pid' "$OUT/fwd.err" && break
 		sleep 0.05
 	done
+	grep -q 'observing pid' "$OUT/fwd.err" || {
+		echo "forwarder-topology: observe did not start in 30 s:" \
+			"$(tail -3 "$OUT/fwd.err")" >&2
+		exit 1
+	}
 	ip netns exec "$NS_CLI" timeout $((len + 30)) "$NETSTAGE" tcp_rr -c \
 		-H 192.0.2.2 -l "$len" -q --trace --trace-records "$OUT/cli.csv" \
 		"$@" > "$OUT/cli.out" 2> "$OUT/cli.err"

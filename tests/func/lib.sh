@@ -30,8 +30,12 @@ next_ports() {
 }
 # Below the kernel's ephemeral range (32768-60999 by default): a port a
 # test's client connections used can still be held (TIME_WAIT) when a
-# later test's server binds it.
-PORT_BASE=$((20000 + RANDOM % 10000))
+# later test's server binds it. Each test has PORT_STRIDE ports of its
+# own from its place in the whole list, so tests running at once in
+# other lanes never share one; the root moves between runs.
+: "${PORT_ROOT:=$((20000 + RANDOM % 4000))}"
+export PORT_ROOT
+PORT_STRIDE=40
 
 ns() {
 	timeout -k 5 "$BOUND" "$NETSTAGE" "$@"
@@ -60,12 +64,38 @@ expect_gt() {
 	[ "$1" -gt "$2" ] || fail "$3: expected $1 > $2"
 }
 
+# solo NAME...: tests that run alone, after the lanes (JOBS > 1): what
+# they assert is a timing, a cost or the load of the machine, or they
+# change what every process shares. long NAME...: tests of a minute or
+# more, which the lanes take first.
+SOLO=""
+LONG=""
+solo() {
+	SOLO="$SOLO $*"
+}
+long() {
+	LONG="$LONG $*"
+}
+
+# exclusive NAME: from here to its end, the test runs beside no other
+# test that said NAME, in any lane (they wait for each other).
+exclusive() {
+	exec 7> "${RUN_QUEUE:-$TMP/.queue}.$1.lock"
+	flock 7
+}
+
+# test_index NAME: NAME's place among every test of the tree.
+test_index() {
+	declare -F | awk '{ print $3 }' | grep '^t_' | grep -n -x -- "$1" |
+		cut -d: -f1
+}
+
 run_test() {
-	local name=$1 rc start=$SECONDS
+	local name=$1 rc start=$SECONDS block=$TMP/.block
 
 	# Ports of its own per test: a server another test left waiting
 	# cannot answer this one's client.
-	PORT_BASE=$((PORT_BASE + 20))
+	PORT_BASE=$((PORT_ROOT + $(test_index "$name") * PORT_STRIDE))
 	touch "$TMP/.started"
 	# Not in an if or && list: there bash would ignore set -e.
 	(
@@ -77,6 +107,14 @@ run_test() {
 	# TEST_TIMES=FILE: where make check's time goes, a line a test.
 	[ -z "${TEST_TIMES:-}" ] ||
 		echo "$((SECONDS - start)) $name" >> "$TEST_TIMES"
+	# A test's lines in one write: lanes share the terminal.
+	report_test "$name" "$rc" > "$block"
+	cat "$block"
+}
+
+report_test() {
+	local name=$1 rc=$2
+
 	if [ "$rc" -eq "$SKIP" ]; then
 		SKIPPED=$((SKIPPED + 1))
 		echo "skip - $name: $(tail -1 "$TMP/$name.log")"
@@ -145,6 +183,7 @@ need_root() {
 }
 
 finish() {
+	[ "$FAILED" -eq 0 ] || echo "failed: ${FAILED_NAMES[*]}"
 	echo "$PASSED passed, $FAILED failed, $SKIPPED skipped"
 	[ "$FAILED" -eq 0 ]
 }

@@ -2,6 +2,12 @@
 # Functional tests: real servers and clients on loopback, bounded in time.
 # Each test runs in its own subshell with set -e; the last line is
 # "N passed, M failed".
+#
+#   tests/func/run.sh ["t_a t_b ..."]
+#
+# JOBS=N (make check: the machine's CPUs) runs the tests that may share
+# the machine in N lanes at once, then those declared solo (their
+# figures are timings, costs or the machine's own state) one at a time.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/func/lib.sh
 USAGE_MD=$(pwd)/docs/usage.md
@@ -14,8 +20,65 @@ for f in tests/func/t_*.sh; do
 	. "$f"
 done
 
-TESTS=$(declare -F | awk '{print $3}' | grep '^t_')
-for t in ${1:-$TESTS}; do
+# lane QUEUE: take tests from QUEUE's next line on, one at a time, until
+# none is left; other lanes take from the same queue. The counts go to
+# QUEUE.N for the parent.
+lane() {
+	local queue=$1 n t
+
+	while :; do
+		exec 9>> "$queue.lock"
+		flock 9
+		n=$(($(cat "$queue.next") + 1))
+		echo "$n" > "$queue.next"
+		exec 9>&-
+		t=$(sed -n "${n}p" "$queue")
+		[ -n "$t" ] || break
+		run_test "$t"
+	done
+	echo "$PASSED $FAILED $SKIPPED ${FAILED_NAMES[*]}" > "$queue.$BASHPID"
+}
+
+# in_lanes TESTS...: TESTS in JOBS lanes; their counts added to ours.
+in_lanes() {
+	local queue=$TMP/.queue i p f n s
+	local -a pids=()
+
+	printf '%s\n' "$@" > "$queue"
+	echo 0 > "$queue.next"
+	for i in $(seq "$JOBS"); do
+		# A process of its own: its own TMP, its own $$.
+		JOBS=1 RUN_QUEUE=$queue tests/func/run.sh &
+		pids+=("$!")
+	done
+	for p in "${pids[@]}"; do
+		wait "$p" || true
+	done
+	for f in "$queue".[0-9]*; do
+		[ -e "$f" ] || continue
+		read -r p f2 s n < "$f"
+		PASSED=$((PASSED + p))
+		FAILED=$((FAILED + f2))
+		SKIPPED=$((SKIPPED + s))
+		# shellcheck disable=SC2206
+		FAILED_NAMES+=($n)
+	done
+}
+
+if [ -n "${RUN_QUEUE:-}" ]; then
+	lane "$RUN_QUEUE"
+	exit 0
+fi
+
+TESTS=${1:-$(declare -F | awk '{print $3}' | grep '^t_')}
+if [ "${JOBS:-1}" -gt 1 ]; then
+	shared=$(printf '%s\n' $TESTS | grep -vxF -f <(printf '%s\n' $SOLO))
+	# The longest first, so that no lane is left with one at the end.
+	in_lanes $(printf '%s\n' $shared | grep -xF -f <(printf '%s\n' $LONG)) \
+		$(printf '%s\n' $shared | grep -vxF -f <(printf '%s\n' $LONG))
+	TESTS=$(printf '%s\n' $TESTS | grep -xF -f <(printf '%s\n' $SOLO))
+fi
+for t in $TESTS; do
 	run_test "$t"
 done
 finish

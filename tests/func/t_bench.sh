@@ -108,3 +108,6 @@ t_bare_hooks_attach_what_they_are_named() {
 		fail "the error does not name the tracepoint: $(cat err)"
 	expect_eq "$(bare_links)" "" "nothing left linked"
 }
+
+# bpftool lists every program of the machine, another test's too.
+solo t_bare_hooks_attach_what_they_are_named

@@ -162,3 +162,6 @@ t_compare_refuses_what_does_not_compare() {
 	expect_eq "$(wc -l < err)" 1 "one line: $(cat err)"
 	expect_eq "$(wc -c < o)" 0 "nothing printed"
 }
+
+# What is beyond noise depends on the noise: the machine to itself.
+solo t_compare_finds_a_known_delay

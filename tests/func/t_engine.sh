@@ -243,3 +243,6 @@ EOF
 			fail "$wl: no data connection took it first"
 	done
 }
+
+# Sleeps and context switches counted: another test's load adds them.
+solo t_busy_io_modes_never_sleep

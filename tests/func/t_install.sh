@@ -126,3 +126,6 @@ t_make_run_installs_only_what_running_needs() {
 	expect_eq "$rc" 2 "bogus mode: status"
 	expect_eq "$(cat err)" "install-deps: run or all, not 'bogus'" "bogus"
 }
+
+# make in the tree the other tests run from.
+solo t_make_install_and_uninstall t_make_run_installs_only_what_running_needs

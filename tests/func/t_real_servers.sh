@@ -803,3 +803,9 @@ PY
 	$CHECK_SCHED POLL_RET --slept obs.csv > /dev/null ||
 		fail "sched stages"
 }
+
+# A loss-free ring at the highest rate, a count per interval of time,
+# and the scheduler's split of a wake-up: each needs the CPUs it pins.
+solo t_observe_keeps_its_length_under_load \
+	t_observe_counts_each_interval_as_memcached_does \
+	t_observe_sched_splits_memcached_wakeup

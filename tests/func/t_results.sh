@@ -250,3 +250,6 @@ t_docs_list_every_option() {
 	done
 	expect_eq "$missing" "" "options without a row in docs/usage.md"
 }
+
+# CPU shares, and intervals that must narrow within a bounded run.
+solo t_cpu_utilisation_and_service_demand t_iterations_until_confident

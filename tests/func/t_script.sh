@@ -299,7 +299,9 @@ n, first, last = re.search(r"^records (\d+) from ([0-9.]+) to ([0-9.]+) s$",
                            text, re.M).groups()
 kept = re.search(r"^client.trace_records_kept=(\d+)$", text, re.M).group(1)
 assert n == kept, (n, kept)
-# From the test's start: the first within it, the last near its end.
-assert 0 <= float(first) < 0.1 and 1.5 < float(last) < 2.5, (first, last)
+# From the test's start, not the epoch or the boot: a sample of the
+# whole run spans most of its 2 s (how close to either end depends on
+# the machine's load, not on this).
+assert 0 <= float(first) < 0.5 and 1.5 < float(last) < 2.5, (first, last)
 PY
 }

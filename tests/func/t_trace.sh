@@ -1274,3 +1274,12 @@ for q, name in ((0.99, "p99"), (0.999, "p99.9")):
           f"{100 * float(kv[p + top + '_share']):.0f}%")
 PY
 }
+
+# Costs in ns a run (the in-run cost's every tenth of the run too), the
+# run queue's share of a wake-up, another timer's stamps, intervals that
+# must narrow, and a rate kept on time.
+solo t_trace_sched_splits_the_wakeup t_trace_agrees_with_so_timestamping \
+	t_trace_states_its_cost t_trace_cost_charges_only_its_own_runs \
+	t_trace_control_windows_measure_the_cost \
+	t_trace_iterations_report_stage_p50_confidence \
+	t_trace_open_loop_times_each_request t_trace_sample_times_one_in_n

@@ -268,3 +268,17 @@ t_rx_stages_agree_with_a_reference_timer_with_loss() {
 	expect_gt "$(key cli.out client.trace_retransmits)" 0 \
 		"client retransmits"
 }
+
+# A reference timer's figures against netstage's: the machine to
+# themselves.
+solo t_rx_stages_agree_with_a_reference_timer \
+	t_rx_stages_agree_with_a_reference_timer_both_traced \
+	t_rx_stages_agree_with_a_reference_timer_burst \
+	t_rx_stages_agree_with_a_reference_timer_rate \
+	t_rx_stages_agree_with_a_reference_timer_sampled \
+	t_rx_stages_agree_with_a_reference_timer_sched \
+	t_rx_stages_agree_with_a_reference_timer_across_netfilter \
+	t_rx_stages_agree_with_a_reference_timer_udp_rr \
+	t_rx_stages_agree_with_a_reference_timer_tcp_crr \
+	t_rx_stages_agree_with_a_reference_timer_observe_memcached \
+	t_rx_stages_agree_with_a_reference_timer_with_loss

@@ -434,3 +434,6 @@ t_udp_stream_counts_datagrams() {
 	expect_eq "$(key out server.num_transactions)" $((r / 1000)) \
 		"one transaction per datagram"
 }
+
+# A rate kept on time.
+solo t_tcp_rr_open_loop_rate
