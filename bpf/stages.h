@@ -32,7 +32,8 @@
 	X(BUSY_END, M)	  /* --trace-sched: a running reader's other work ends */ \
 	X(WOKEN, K)	  /* --trace-sched: sched_wakeup of the reader */ \
 	X(ON_CPU, K)	  /* --trace-sched: sched_switch onto the reader */ \
-	X(RETRANS, N)	  /* TCP first retransmitted the message's bytes */
+	X(RETRANS, N)	  /* TCP first retransmitted the message's bytes */ \
+	X(INTENDED, U)	  /* --rate: when the request was due to be sent */
 
 #define NS_B_ENUM(name, where) NS_B_##name,
 enum ns_boundary { NS_BOUNDARIES(NS_B_ENUM) NS_B_COUNT };
@@ -191,8 +192,19 @@ enum ns_side {
  * NS_SCHED_STAGES. Stage lists are made for side | NS_SCHED_BIT too.
  */
 #define NS_SCHED_BIT 16
-#define NS_SIDES 32
+/*
+ * --rate (user space only): an open-loop client's transaction starts
+ * when its request was due, INTENDED, and `queue` (INTENDED to the
+ * side's first boundary) comes before its other stages: they add up to
+ * the latency measured from the intended send. Stage lists are made
+ * for side | NS_RATE_BIT (and | NS_SCHED_BIT) too.
+ */
+#define NS_RATE_BIT 32
+#define NS_SIDES 64
 #define NS_IS_SCHED(s) ((s) & NS_SCHED_BIT)
+#define NS_IS_RATE(s) ((s) & NS_RATE_BIT)
+/* The side BPF sees: without the bits user space adds. */
+#define NS_BPF_SIDE(s) ((s) & (NS_SCHED_BIT - 1))
 
 /*
  * X(stage, from, to): what `wakeup` (DATA_READY to EPOLL_RET) becomes.
@@ -211,7 +223,10 @@ enum ns_side {
 #define NS_IS_CRR(s) ((s) & NS_CRR_BIT)
 #define NS_IS_OBS(s) ((s) & NS_OBS_BIT)
 
-/* Stages of a side at most (a tcp_crr client's with --trace-sched: 14). */
+/*
+ * Stages of a side at most (a tcp_crr client's with --trace-sched: 14;
+ * --rate adds one).
+ */
 #define NS_MAX_STAGES 16
 
 /*

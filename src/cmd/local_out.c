@@ -296,18 +296,11 @@ void local_print(const struct local *l, const struct options *o,
 		if (l->side[i] && l->side[i]->traced)
 			trace_table(&l->side[i]->ts, tables,
 				    l->side[i]->role);
+	/* --rate: `queue` is its first row, as the latency keys count it. */
 	if (joined)
 		waterfall_print(w, "netstage waterfall", o->rate > 0 ?
-				"= latency from actual send" : "= latency",
+				"= latency from intended send" : "= latency",
 				tables);
-	/* Two latencies on one screen, named, and why they differ. */
-	if (joined && o->rate > 0 && l->side[0] && l->side[0]->has_lat)
-		fprintf(tables, "  --rate: the client's latency_* keys run from "
-			"each request's intended send, the queueing before the "
-			"send included: mean %.2f us, p50 %.2f, p99 %.2f\n",
-			hist_mean(&l->side[0]->lat) / 1e3,
-			hist_percentile(&l->side[0]->lat, 50) / 1e3,
-			hist_percentile(&l->side[0]->lat, 99) / 1e3);
 	fflush(tables);
 }
 

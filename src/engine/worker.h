@@ -75,7 +75,9 @@ static inline enum ns_side trace_side(const struct run_shared *rs)
 	return (enum ns_side)((rs->is_client ? NS_CLIENT : NS_SERVER) |
 			      (rs->wl->socktype == SOCK_DGRAM ? NS_UDP_BIT : 0) |
 			      (rs->wl->accepts_per_worker ? NS_CRR_BIT : 0) |
-			      (rs->o && rs->o->trace_sched ? NS_SCHED_BIT : 0));
+			      (rs->o && rs->o->trace_sched ? NS_SCHED_BIT : 0) |
+			      (rs->is_client && rs->o && rs->o->rate > 0 ?
+			       NS_RATE_BIT : 0));
 }
 
 /* One worker's cumulative totals at the end of interval k. */

@@ -154,11 +154,17 @@ static int by_worker(struct run_results *m, struct trace_rec *all, long n,
 	return 0;
 }
 
-static struct run_results *new_model(const char *side)
+/*
+ * An open-loop client's records (--rate) have their intended sends: its
+ * transactions start there, with `queue`, as they did in the run.
+ */
+static struct run_results *new_model(const char *side, int rate)
 {
 	struct run_results *m = xcalloc(1, sizeof(*m));
 
 	m->side = side_named(side);
+	if (rate && !NS_IS_SERVER(m->side))
+		m->side |= NS_RATE_BIT;
 	m->is_client = !NS_IS_SERVER(m->side);
 	snprintf(m->role, sizeof(m->role), "%s", *side ? side : "client");
 	m->trace_asked = m->traced = 1;
@@ -192,7 +198,7 @@ struct run_results *records_read(const char *path, char *err, size_t len)
 		}
 		parse_row(line, at, &all[n++], side, sizeof(side));
 	}
-	m = new_model(side);
+	m = new_model(side, n && all[0].b[NS_B_INTENDED]);
 	if (by_worker(m, all, n, path, err, len)) {
 		run_results_free(m);
 		m = NULL;

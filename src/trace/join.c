@@ -30,8 +30,8 @@ static int by_port_seq(const void *a, const void *b)
 
 int join_by_seq(const struct join_table *t, int n)
 {
-	return n == 2 && (t[0].side & ~NS_SCHED_BIT) == NS_CLIENT &&
-	       (t[1].side & ~NS_SCHED_BIT) == NS_SERVER;
+	return n == 2 && NS_BPF_SIDE(t[0].side) == NS_CLIENT &&
+	       NS_BPF_SIDE(t[1].side) == NS_SERVER;
 }
 
 void join_prepare(struct join_table *t, int n)

@@ -52,6 +52,19 @@ static void sched_side(int s)
 	}
 }
 
+/* side | NS_RATE_BIT: `queue`, from the intended send, then side's. */
+static void rate_side(int s)
+{
+	int t = s | NS_RATE_BIT;
+
+	if (!nby_side[s] || NS_IS_SERVER(s))
+		return;
+	by_side[t][0] = (struct stage_def){ "queue", NS_B_INTENDED,
+					    by_side[s][0].from };
+	memcpy(&by_side[t][1], by_side[s], nby_side[s] * sizeof(by_side[s][0]));
+	nby_side[t] = nby_side[s] + 1;
+}
+
 static void build_index(void)
 {
 	size_t i;
@@ -63,6 +76,8 @@ static void build_index(void)
 	}
 	for (i = 0; i < NS_SCHED_BIT; i++)
 		sched_side((int)i);
+	for (i = 0; i < NS_RATE_BIT; i++)
+		rate_side((int)i);
 	for (i = 0; i < sizeof(all_kstages) / sizeof(all_kstages[0]); i++) {
 		int s = all_kstages[i].side;
 
@@ -152,6 +167,7 @@ enum merge_result merge_transaction(enum ns_side side,
 	m->b[NS_B_APP_DONE] = u->app_done;
 	m->b[NS_B_CONNECT] = u->connect;
 	m->b[NS_B_ACCEPT_RET] = u->accept_ret;
+	m->b[NS_B_INTENDED] = u->intended;
 	if (u->recv_ret)
 		m->b[NS_B_RECV_RET] = u->recv_ret;
 	m->sw_tx = u->sw_tx;
@@ -198,7 +214,7 @@ enum merge_result merge_transaction(enum ns_side side,
 
 int merge_held_back_side(enum ns_side side)
 {
-	return (side & ~NS_SCHED_BIT) == NS_SERVER;
+	return NS_BPF_SIDE(side) == NS_SERVER;
 }
 
 uint64_t merge_held_back_ns(enum ns_side side, enum merge_result r,

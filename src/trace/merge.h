@@ -33,6 +33,7 @@ struct ustamps {
 	uint64_t accept_ret;	/* tcp_crr server: accept() returned */
 	/* lean records (docs/stages.md): RECV_RET is the worker's, not BPF's */
 	uint64_t recv_ret;
+	uint64_t intended;	/* --rate: when the request was due */
 };
 
 enum merge_result {

@@ -102,26 +102,29 @@ static void transaction(FILE *f, const struct join_table *t, int pid,
 struct placing {
 	const struct join_table *t;
 	uint64_t first, last;	/* the side's span boundaries */
-	int one_group;		/* tcp_crr server */
 };
 
-static const struct placing *sort_ctx;
+/*
+ * A record's flow, for its tracks and the count: a tcp_crr server's
+ * connections are all one.
+ */
+static uint32_t flow_of(const struct join_table *t, long i)
+{
+	return NS_IS_SERVER(t->side) && NS_IS_CRR(t->side) ? 0 :
+	       t->r[i].flow_id;
+}
 
 static uint64_t start_of(const struct placing *p, long i)
 {
 	return p->t->r[i].b[p->first];
 }
 
-static uint32_t group_of(const struct placing *p, long i)
+static int by_flow_start(const void *a, const void *b, void *ctx)
 {
-	return p->one_group ? 0 : p->t->r[i].flow_id;
-}
-
-static int by_group_start(const void *a, const void *b)
-{
+	const struct placing *p = ctx;
 	long x = *(const long *)a, y = *(const long *)b;
-	uint32_t gx = group_of(sort_ctx, x), gy = group_of(sort_ctx, y);
-	uint64_t sx = start_of(sort_ctx, x), sy = start_of(sort_ctx, y);
+	uint32_t gx = flow_of(p->t, x), gy = flow_of(p->t, y);
+	uint64_t sx = start_of(p, x), sy = start_of(p, y);
 
 	if (gx != gy)
 		return gx < gy ? -1 : 1;
@@ -129,14 +132,14 @@ static int by_group_start(const void *a, const void *b)
 }
 
 static void name_track(FILE *f, int pid, long tid, const char *side,
-		       const struct placing *p, uint32_t group, int lane)
+		       const struct placing *p, uint32_t flow, int lane)
 {
 	fprintf(f, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,"
 		"\"tid\":%ld,\"args\":{\"name\":\"%s ", pid, tid, side);
-	if (p->one_group)
+	if (NS_IS_SERVER(p->t->side) && NS_IS_CRR(p->t->side))
 		fprintf(f, "connections");
 	else
-		fprintf(f, "flow %u", group);
+		fprintf(f, "flow %u", flow);
 	if (lane)
 		fprintf(f, " (%d)", lane + 1);
 	fputs("\"}}", f);
@@ -152,12 +155,11 @@ static void place(FILE *f, const struct placing *p, int pid, long *tid)
 
 	for (i = 0; i < n; i++)
 		ord[i] = i;
-	sort_ctx = p;
-	qsort(ord, n, sizeof(*ord), by_group_start);
+	qsort_r(ord, n, sizeof(*ord), by_flow_start, (void *)p);
 	for (i = 0; i < n; i++) {
 		const struct join_rec *r = &p->t->r[ord[i]];
 
-		if (!i || group_of(p, ord[i]) != group_of(p, ord[i - 1]))
+		if (!i || flow_of(p->t, ord[i]) != flow_of(p->t, ord[i - 1]))
 			lanes = 0;	/* a new flow: its tracks from here */
 		for (k = 0; k < lanes && end[k] > r->b[p->first]; k++)
 			;
@@ -169,7 +171,7 @@ static void place(FILE *f, const struct placing *p, int pid, long *tid)
 			if (!k)
 				lane0 = next_tid;
 			name_track(f, pid, next_tid++, p->t->name, p,
-				   group_of(p, ord[i]), k);
+				   flow_of(p->t, ord[i]), k);
 			lanes++;
 		}
 		end[k] = r->b[p->last];
@@ -221,13 +223,6 @@ static uint64_t p99_of(const struct join_table *t)
 	v = t->n ? s[(t->n * 99 + 99) / 100 - 1] : 0;
 	free(s);
 	return v;
-}
-
-/* A record's flow for the count: a tcp_crr server's are all one. */
-static uint32_t flow_of(const struct join_table *t, long i)
-{
-	return NS_IS_SERVER(t->side) && NS_IS_CRR(t->side) ? 0 :
-	       t->r[i].flow_id;
 }
 
 static int by_flow_seq(const void *a, const void *b, void *ctx)
@@ -348,8 +343,6 @@ int perfetto_write(FILE *f, const struct join_table *all, int n,
 		struct placing p = {
 			.t = &t, .first = d[0].from,
 			.last = d[stage_count(all[i].side) - 1].to,
-			.one_group = NS_IS_SERVER(all[i].side) &&
-				     NS_IS_CRR(all[i].side),
 		};
 
 		t = picked(&all[i], in[i]);

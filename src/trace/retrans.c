@@ -30,7 +30,7 @@ static int by_name_time(const void *pa, const void *pb)
 
 static int of_side(const struct ns_retrans *e, enum ns_side side)
 {
-	return e->side == (side & ~NS_SCHED_BIT);
+	return e->side == NS_BPF_SIDE(side);
 }
 
 /* What names a side's transactions besides their number. */

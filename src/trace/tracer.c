@@ -437,7 +437,7 @@ struct tracer *tracer_open(const struct tracer_cfg *cfg, char *why,
 	t->stamp_fd = -1;
 	t->both_ends = cfg->both_ends;
 	t->nworkers = cfg->nworkers;
-	t->side = cfg->side & ~NS_SCHED_BIT;
+	t->side = NS_BPF_SIDE(cfg->side);
 	t->sched = NS_IS_SCHED(cfg->side) != 0;
 	if (nrings > NS_MAX_RINGS) {
 		snprintf(why, len, "tracing off: at most %d threads are traced",
@@ -480,7 +480,7 @@ struct tracer *tracer_end(struct tracer *both, enum ns_side side)
 
 	*t = *both;
 	t->is_end = 1;
-	t->side = side & ~NS_SCHED_BIT;
+	t->side = NS_BPF_SIDE(side);
 	t->base = NS_IS_SERVER(side) ? both->nworkers : 0;
 	t->wfirst = NS_IS_SERVER(side) ? both->wcap : 0;
 	t->wnext = 0;

@@ -47,7 +47,7 @@ struct tracer {
 	struct bpf_link *links[NS_P_COUNT];
 	int ring_fd[NS_MAX_RINGS];
 	int nworkers;
-	enum ns_side side;	/* without NS_SCHED_BIT: what BPF sees */
+	enum ns_side side;	/* NS_BPF_SIDE(): what BPF sees */
 	int sched;		/* --trace-sched */
 	int lean;		/* without the recv and send length hooks */
 	int missing[NS_P_COUNT];	/* the kernel lacks its tracepoint */

@@ -75,6 +75,9 @@ int rr_traced(struct worker *w, struct flow *f, uint64_t done)
 		.connect = f->t_connect, .accept_ret = f->t_accept,
 	};
 
+	/* --rate: seq_recv is this response's request, already counted. */
+	if (f->intended_at)
+		u.intended = f->intended_at[f->seq_recv % OPEN_INFLIGHT];
 	/* Lean records: the clock read that found the message whole. */
 	if (trace_worker_lean(w->tw))
 		u.recv_ret = w->rs->is_client ? done : f->t_recv;

@@ -65,8 +65,10 @@ while i < len(x):
         assert ns(p["dur"]) == int(r[name]), (key, name, p, r[name])
         at += ns(p["dur"])
     assert at == ns(t["ts"]) + ns(t["dur"]), (key, at, t)
-    # A client's transaction starts at APP_SEND, tcp_crr's at CONNECT.
-    first = r["CONNECT"] or r["APP_SEND"] if side == "client" else None
+    # A client's transaction starts at APP_SEND, tcp_crr's at CONNECT,
+    # an open-loop one's (--rate) when it was due.
+    first = (r.get("INTENDED") or r["CONNECT"] or r["APP_SEND"]
+             if side == "client" else None)
     if first:
         assert zero + ns(t["ts"]) == int(first), (key, t)
     track = (t["pid"], t["tid"])

@@ -119,6 +119,39 @@ static void t_client_stages_are_exact(void **state)
 }
 
 /*
+ * --rate: the transaction starts when its request was due (400), the
+ * wait to the actual send its `queue`; the latency the worker measures
+ * from the intended send is the total, with --trace-sched too.
+ */
+static void t_open_loop_starts_at_the_intended_send(void **state)
+{
+	static const uint64_t want[9] = { 600, 1000, 1000, 7000, 1000, 1000,
+					   3000, 1000, 1000 };
+	enum ns_side side = NS_CLIENT | NS_RATE_BIT;
+	enum ns_side both = side | NS_SCHED_BIT;
+	struct ns_krecord k;
+	struct ustamps u = { 0 };
+	struct merged m;
+
+	assert_int_equal(stage_count(side), stage_count(NS_CLIENT) + 1);
+	assert_int_equal(stage_count(both), stage_count(NS_CLIENT) + 4);
+	assert_string_equal(stage_defs(both)[0].name, "queue");
+	assert_int_equal(stage_defs(side)[0].from, NS_B_INTENDED);
+	assert_int_equal(stage_defs(side)[0].to, NS_B_APP_SEND);
+	assert_int_equal(stage_count(NS_SERVER | NS_RATE_BIT), 0);
+	client_txn(&k, &u);
+	u.intended = 400;
+	assert_int_equal(merge_transaction(side, &k, &u, &m), MERGE_OK);
+	assert_memory_equal(m.stage, want, sizeof(want));
+	assert_int_equal(m.total, u.app_done - u.intended);
+	assert_int_equal(sum(&m, side), m.total);
+	/* Without its due time, no latency to give: incomplete. */
+	u.intended = 0;
+	assert_int_equal(merge_transaction(side, &k, &u, &m), MERGE_MISSING);
+	assert_int_equal(m.bad, NS_B_INTENDED);
+}
+
+/*
  * --trace-sched: wakeup (DATA_READY 12000 to EPOLL_RET 15000) split.
  * Asleep: woken at 12400, on a CPU at 14000 after `held`; running: the
  * worker's last wake-up was before the data, and all of it is busy.
@@ -860,6 +893,7 @@ int main(void)
 		cmocka_unit_test(t_kernel_stages_of_a_side_are_consecutive),
 		cmocka_unit_test(t_client_stages_are_exact),
 		cmocka_unit_test(t_sched_splits_the_wakeup),
+		cmocka_unit_test(t_open_loop_starts_at_the_intended_send),
 		cmocka_unit_test(t_server_stages_are_exact),
 		cmocka_unit_test(t_missing_kernel_boundary_is_incomplete),
 		cmocka_unit_test(t_reordered_boundaries_are_incomplete),
