@@ -8,9 +8,13 @@ t_make_install_and_uninstall() {
 
 	# The build the tests run. A sanitized one is build-san, which the
 	# Makefile names itself: a BUILD given would override its choice.
+	# Relative to the tree, as make's own: an absolute one rewrote the
+	# objects' dependency files under names make never looks up, and
+	# the next build in the tree missed every changed header.
 	case $(dirname "$NETSTAGE") in
 	*-san) san="SANITIZE=1" build="" ;;
-	*) build="BUILD=$(dirname "$NETSTAGE")" ;;
+	*) build="BUILD=$(realpath --relative-to="$REPO" \
+		"$(dirname "$NETSTAGE")")" ;;
 	esac
 	make -s -C "$REPO" $build $san install DESTDIR="$PWD/root" \
 		PREFIX=/usr > make.out 2>&1 || fail "$(tail -5 make.out)"
