@@ -76,6 +76,12 @@
 		return "";
 	}
 
+	// --rate: the latency runs from each request's intended send.
+	function latencyName() {
+		return D.meta.options && Number(D.meta.options.rate) > 0 ?
+			"latency from intended send" : "latency";
+	}
+
 	function header() {
 		var m = D.meta, t = D.total;
 		app.appendChild(el("h1", {}, "netstage " + m.workload +
@@ -84,7 +90,7 @@
 			" transactions (" + m.sides.join(" and ") +
 			" records joined on " + (m.clock && m.clock.aligned ?
 			"the client's clock, the server's aligned" :
-			"one clock") + ") · latency mean " +
+			"one clock") + ") · " + latencyName() + " mean " +
 			us(t.mean) + ", p50 " + us(t.p50) + ", p99 " +
 			us(t.p99) + untimedNote() + " · " + m.date));
 	}
@@ -161,7 +167,7 @@
 			t.appendChild(tr);
 		});
 		var tr = el("tr", { class: "total" });
-		tr.appendChild(el("td", { class: "name" }, "= latency"));
+		tr.appendChild(el("td", { class: "name" }, "= " + latencyName()));
 		[D.total.mean, D.total.p50, D.total.p90, D.total.p99].forEach(
 			function (v) { tr.appendChild(el("td", {}, fmt(v))); });
 		tr.appendChild(el("td", {}, "100%"));
@@ -367,7 +373,7 @@
 			});
 		t.appendChild(h);
 		cols.forEach(function (c, k) {
-			var name = k ? rows[k - 1].name : "= latency";
+			var name = k ? rows[k - 1].name : "= " + latencyName();
 			var p50 = c.map(function (v) { return v[0]; });
 			var p99 = c.map(function (v) { return v[1]; });
 			var max = Math.max.apply(null, p99.concat([1e-3]));
