@@ -77,6 +77,17 @@ long() {
 	LONG="$LONG $*"
 }
 
+# ours PATTERN: the processes whose command line matches and that run in
+# this test's directory: another lane's test can run the same command.
+ours() {
+	local p
+
+	for p in $(pgrep -f -- "$1"); do
+		[ "$(readlink /proc/"$p"/cwd 2>/dev/null)" != "$PWD" ] ||
+			echo "$p"
+	done
+}
+
 # exclusive NAME: from here to its end, the test runs beside no other
 # test that said NAME, in any lane (they wait for each other).
 exclusive() {

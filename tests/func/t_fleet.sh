@@ -111,7 +111,7 @@ fleet_run() {
 		-i inv.ini "$FLEET_DIR/fleet.yml" \
 		-e "netstage_bin=$NETSTAGE" -e "netstage_results=$PWD/results" \
 		-e "netstage_dir=$PWD/hosts/{{ inventory_hostname }}" \
-		-e netstage_install_deps=false -e netstage_length=2 \
+		-e netstage_install_deps=false -e netstage_length=1 \
 		"$@" > play.log 2>&1 ||
 		FLEET_RC=$?
 	echo "ansible-playbook: status $FLEET_RC, $(grep -c 'changed=\|ok=' play.log) hosts in its recap"

@@ -29,9 +29,9 @@ t_script_error_in_hook_stops_both_sides() {
 		> s.lua
 	script_fails 1 "hook client_recvmsg: s\.lua:2: boom"
 	grep -q "in function <s.lua:1>" err
-	pgrep -f "netstage tcp_rr --local -l 2 -q --script s.lua" &&
-		fail "a process is left"
-	true
+	[ -z "$(ours "netstage tcp_rr --local -l 2 -q --script s.lua")" ] ||
+		fail "a process is left: $(ps -f -p "$(ours "--script s.lua" |
+			paste -sd,)")"
 }
 
 t_script_error_in_server_hook() {
