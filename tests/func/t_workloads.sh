@@ -435,5 +435,31 @@ t_udp_stream_counts_datagrams() {
 		"one transaction per datagram"
 }
 
+# --work spins before each answer, in every engine that answers: each
+# server record's app stage (RECV_RET to APP_SEND) holds all of it, and
+# no client transaction is shorter. A floor, not a timing: the spin
+# ends no earlier than its length.
+t_server_work_is_in_every_answer() {
+	need_root
+	local a
+
+	for a in "tcp_rr" "tcp_rr --io-mode=blocking" "tcp_crr"; do
+		ns $a --local -l 1 -q --work 200us --trace \
+			--trace-records=w.csv > out 2> err
+		python3 - w.csv w.server.csv "$a" <<'PY'
+import csv, sys
+cli = list(csv.DictReader(open(sys.argv[1])))
+srv = list(csv.DictReader(open(sys.argv[2])))
+assert len(cli) > 100 and len(srv) > 100, (sys.argv[3], len(cli), len(srv))
+app = min(int(r["app"]) for r in srv)
+assert app >= 200000, (sys.argv[3], "server app", app)
+lat = min(int(r["APP_DONE"]) - int(r["CONNECT"] or r["APP_SEND"])
+          for r in cli)
+assert lat >= 200000, (sys.argv[3], "client latency", lat)
+print(f"{sys.argv[3]}: app >= {app / 1e3:.1f} us, latency >= {lat / 1e3:.1f} us")
+PY
+	done
+}
+
 # A rate kept on time.
 solo t_tcp_rr_open_loop_rate
