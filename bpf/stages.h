@@ -202,7 +202,6 @@ enum ns_side {
 #define NS_RATE_BIT 32
 #define NS_SIDES 64
 #define NS_IS_SCHED(s) ((s) & NS_SCHED_BIT)
-#define NS_IS_RATE(s) ((s) & NS_RATE_BIT)
 /* The side BPF sees: without the bits user space adds. */
 #define NS_BPF_SIDE(s) ((s) & (NS_SCHED_BIT - 1))
 
