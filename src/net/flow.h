@@ -23,6 +23,7 @@ struct flow {
 	uint16_t port;		/* --trace: the client's port (records, join) */
 	size_t off;		/* bytes done of the message in progress */
 	uint64_t t_send;	/* rr: when the message's send began */
+	uint64_t t_intended;	/* --rate: when that request was due */
 	uint64_t t_epoll;	/* rr: epoll_wait return that began a receive */
 	uint64_t t_connect;	/* tcp_crr client, --trace: connection began */
 	uint64_t t_app_send;	/* tcp_crr client, --trace: request's send */

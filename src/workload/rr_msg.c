@@ -73,11 +73,9 @@ int rr_traced(struct worker *w, struct flow *f, uint64_t done)
 		.epoll_ret = f->t_epoll, .app_done = done,
 		.sw_tx = f->sw_tx, .sw_rx = f->sw_rx,
 		.connect = f->t_connect, .accept_ret = f->t_accept,
+		.intended = f->t_intended,
 	};
 
-	/* --rate: seq_recv is this response's request, already counted. */
-	if (f->intended_at)
-		u.intended = f->intended_at[f->seq_recv % OPEN_INFLIGHT];
 	/* Lean records: the clock read that found the message whole. */
 	if (trace_worker_lean(w->tw))
 		u.recv_ret = w->rs->is_client ? done : f->t_recv;

@@ -88,8 +88,8 @@ static void burst_read(struct worker *w, struct flow *f)
 			f->t_send = f->sent_at[f->seq_recv % n];
 			if (rr_open_loop(w)) {
 				/* From the intended send: stalls are not hidden. */
-				hist_add(f->lat, now -
-					 f->intended_at[f->seq_recv % n]);
+				f->t_intended = f->intended_at[f->seq_recv % n];
+				hist_add(f->lat, now - f->t_intended);
 				hist_add(f->lat_unc, now - f->t_send);
 			} else {
 				hist_add(f->lat, now - f->t_send);
