@@ -54,15 +54,23 @@ in_lanes() {
 	for p in "${pids[@]}"; do
 		wait "$p" || true
 	done
+	local total=0
 	for f in "$queue".[0-9]*; do
 		[ -e "$f" ] || continue
 		read -r p f2 s n < "$f"
 		PASSED=$((PASSED + p))
 		FAILED=$((FAILED + f2))
 		SKIPPED=$((SKIPPED + s))
+		total=$((total + p + f2 + s))
 		# shellcheck disable=SC2206
 		FAILED_NAMES+=($n)
 	done
+	# A lane that died took its counts with it: that fails, not passes.
+	if [ "$total" -ne "$#" ]; then
+		echo "not ok - lanes: $total of $# tests reported"
+		FAILED=$((FAILED + 1))
+		FAILED_NAMES+=(lanes)
+	fi
 }
 
 if [ -n "${RUN_QUEUE:-}" ]; then
@@ -71,6 +79,12 @@ if [ -n "${RUN_QUEUE:-}" ]; then
 fi
 
 TESTS=${1:-$(declare -F | awk '{print $3}' | grep '^t_')}
+# Every test's ports below the ephemeral range (lib.sh, PORT_ROOT).
+if [ $((24000 + ($(declare -F | grep -c ' t_') + 1) * PORT_STRIDE)) \
+	-gt 32768 ]; then
+	echo "run.sh: too many tests for PORT_STRIDE $PORT_STRIDE below port 32768"
+	exit 1
+fi
 if [ "${JOBS:-1}" -gt 1 ]; then
 	shared=$(printf '%s\n' $TESTS | grep -vxF -f <(printf '%s\n' $SOLO))
 	# The longest first, so that no lane is left with one at the end.
