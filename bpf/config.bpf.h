@@ -47,6 +47,13 @@ const volatile __u32 arrival_set_bits = NS_ARRIVAL_SET_BITS_MAX;
  */
 const volatile __u32 sample;
 const volatile __u32 inflight;
+/*
+ * The most messages one wake-up or one hand-off can begin: `inflight`
+ * where user space knows its peer's, else NS_SLOTS. The verifier knows
+ * it too, so it checks a message loop that many times, not NS_SLOTS
+ * (50 ms of a tcp_rr start-up).
+ */
+const volatile __u32 batch = NS_SLOTS;
 /* --trace-control: windows of messages left untimed (msgnum.h) */
 const volatile __u32 control;
 /*

@@ -53,10 +53,12 @@ NS_INLINE int ns_diff(unsigned int a, unsigned int b)
 
 /*
  * The messages that start in the stream bytes [off, off + len): *first
- * and the count (at most NS_SLOTS: no more can be in flight).
+ * and the count (at most cap, the most that can be in flight, which is
+ * at most NS_SLOTS).
  */
 NS_INLINE unsigned int ns_starts(unsigned long long off, unsigned int len,
-				 unsigned int size, unsigned long long *first)
+				 unsigned int size, unsigned int cap,
+				 unsigned long long *first)
 {
 	unsigned long long m = (off + size - 1) / size, n;
 
@@ -64,16 +66,17 @@ NS_INLINE unsigned int ns_starts(unsigned long long off, unsigned int len,
 	if (!len || m * size >= off + len)
 		return 0;
 	n = (off + len - 1 - m * size) / size + 1;
-	return n < NS_SLOTS ? n : NS_SLOTS;
+	return n < cap ? n : cap;
 }
 
 /*
  * TCP receive: the stream's bytes [0, end) are readable. The messages
  * from `from` on that start before end: *first and the count (at most
- * NS_SLOTS, the latest: no more can be in flight).
+ * cap, the latest: no more can be in flight; cap <= NS_SLOTS).
  */
 NS_INLINE unsigned int ns_readable(unsigned long long end, unsigned int size,
-				   unsigned int from, unsigned int *first)
+				   unsigned int from, unsigned int cap,
+				   unsigned int *first)
 {
 	unsigned long long last;
 	unsigned int n;
@@ -84,9 +87,9 @@ NS_INLINE unsigned int ns_readable(unsigned long long end, unsigned int size,
 	n = (unsigned int)last + 1 - from;
 	if ((int)n <= 0)
 		return 0;
-	if (n > NS_SLOTS) {
-		from += n - NS_SLOTS;
-		n = NS_SLOTS;
+	if (n > cap) {
+		from += n - cap;
+		n = cap;
 	}
 	*first = from;
 	return n;

@@ -118,14 +118,14 @@ static __always_inline __u32 udp_queued(const struct sock *sk)
  */
 static __always_inline __u32 rx_msg(const struct ns_sk *st)
 {
-	if (NS_IS_UDP(st->side) && !NS_IS_SERVER(st->side))
+	if (NS_IS_UDP(side) && !NS_IS_SERVER(st->side))
 		return st->tx_msgs - 1;
 	return st->rx_msgs;
 }
 
 static __always_inline __u32 tx_msg(const struct ns_sk *st)
 {
-	if (NS_IS_UDP(st->side) && NS_IS_SERVER(st->side))
+	if (NS_IS_UDP(side) && NS_IS_SERVER(st->side))
 		return st->rx_msgs - 1;
 	return st->tx_msgs;
 }
@@ -233,14 +233,14 @@ static __always_inline int tcp_ready(const struct sock *sk, struct ns_sk *st,
 	/* The messages that start before rcv_nxt, from the first unseen. */
 	end = tp->bytes_received;
 	n = ns_readable(end, size, ns_diff(st->rx_seen, st->rx_msgs) > 0 ?
-				   st->rx_seen : st->rx_msgs, &m);
+				   st->rx_seen : st->rx_msgs, batch, &m);
 	if (!n)
 		return 0;
 	st->rx_seen = m + n;
 	if (!ooo)
 		tail = tail_range(sk, &seq, &end_seq);
 	rx = tp->tcp_clock_cache;
-	for (i = 0; i < NS_SLOTS && i < n; i++, m++) {
+	for (i = 0; i < batch && i < n; i++, m++) {
 		if (!sampled(m))
 			continue;
 		/* Every stamp set, none left from a slot's earlier message. */
@@ -364,7 +364,8 @@ int BPF_PROG(sk_data_ready, const struct sock *sk)
 	if (!st)
 		return NS_IS_OBS(side) ? obs_late(sk) : 0;
 	own(NS_P_DATA_READY);
-	if (NS_IS_UDP(st->side))
+	/* `side`: every socket of the run is of its workload's protocol. */
+	if (NS_IS_UDP(side))
 		return udp_ready(sk, st, now);
 	if (NS_IS_OBS(side))
 		return obs_wakeup(sk, st, now);
@@ -519,7 +520,7 @@ static __always_inline int message_part(struct sock *sk, int ret, int rx)
 	if (NS_IS_OBS(side))
 		return rx ? obs_read(st) : obs_sent(st, ret);
 	end = st->side & 1;
-	if (rx && NS_IS_UDP(st->side))
+	if (rx && NS_IS_UDP(side))
 		udp_read(sk, st);
 	bytes = rx ? &st->rx_bytes : &st->tx_bytes;
 	size = rx ? rx_size[end] : tx_size[end];
@@ -837,8 +838,8 @@ static __always_inline void stream_xmit(const struct sk_buff *skb,
 		st->tx_adj = off;
 		st->tx_based = 1;
 	}
-	n = ns_starts(off - st->tx_adj, len, size, &first);
-	for (i = 0, m = first; i < NS_SLOTS && i < n; i++, m++) {
+	n = ns_starts(off - st->tx_adj, len, size, batch, &first);
+	for (i = 0, m = first; i < batch && i < n; i++, m++) {
 		if (ns_diff(m, st->tx_xmit) < 0)
 			continue;
 		st->tx_xmit = m + 1;
@@ -916,7 +917,7 @@ static __always_inline int dev_xmit(const struct sk_buff *skb)
 	if (!st)
 		return 0;
 	own(NS_P_XMIT);
-	if (NS_IS_UDP(st->side))
+	if (NS_IS_UDP(side))
 		udp_xmit(st, bpf_ktime_get_ns());
 	else if (NS_IS_OBS(side))
 		obs_xmit(skb, st);

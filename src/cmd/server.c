@@ -133,6 +133,8 @@ static int take_client(struct server *sv, int fd, const struct ctl_msg *m)
 	sv->o->test_length = m->f[H_LENGTH];
 	sv->total_flows += m->f[H_FLOWS];
 	sv->hello_flags |= m->f[H_FLAGS];
+	if ((int)m->f[H_INFLIGHT] > sv->side.rs.peer_inflight)
+		sv->side.rs.peer_inflight = m->f[H_INFLIGHT];
 	sv->wants_results[sv->nclients] = !!(m->f[H_FLAGS] & HF_WANTS_RESULTS);
 	sv->ctl[sv->nclients++] = fd;
 	log_info("client %d connected", sv->nclients);

@@ -75,6 +75,13 @@ int ctl_encode(const struct ctl_msg *m, uint8_t *buf, size_t len)
 	return (int)(CTL_HDR_LEN + plen);
 }
 
+int ctl_version_of(const uint8_t *buf, size_t len)
+{
+	if (len < CTL_HDR_LEN || get_be(buf, 4) != CTL_PROTO_MAGIC)
+		return -1;
+	return (int)get_be(buf + 4, 2);
+}
+
 int ctl_header_payload(const uint8_t *hdr)
 {
 	uint64_t plen = get_be(hdr + 8, 4);
@@ -128,7 +135,8 @@ static int fields_valid(const struct ctl_msg *m)
 	switch (m->type) {
 	case CTL_HELLO:
 		return f[H_FLAGS] <= (HF_CLIENT_READS | HF_CLIENT_WRITES |
-				     HF_WANTS_RESULTS);
+				     HF_WANTS_RESULTS) &&
+		       f[H_INFLIGHT] >= 1 && f[H_INFLIGHT] <= CTL_INFLIGHT_MAX;
 	case CTL_ACK:
 		return f[A_STATUS] <= 1 && f[A_DATA_PORT] <= 65535 &&
 		       (f[A_STATUS] || f[A_DATA_PORT] >= 1);

@@ -22,7 +22,7 @@
 #include <stdint.h>
 
 #define CTL_PROTO_MAGIC 0x4e535447u	/* "NSTG" */
-#define CTL_VERSION 1
+#define CTL_VERSION 2
 #define CTL_HDR_LEN 12
 #define CTL_TEXT_MAX 200
 #define CTL_MAX_FIELDS 12
@@ -53,8 +53,12 @@ enum {
 	H_BUFFER,
 	H_LENGTH,	/* test length, s */
 	H_FLAGS,	/* HF_* */
+	H_INFLIGHT,	/* requests a flow keeps in flight at most (2) */
 	H_NFIELDS
 };
+
+/* The most H_INFLIGHT can say: an open-loop client's (OPEN_INFLIGHT). */
+#define CTL_INFLIGHT_MAX 4096
 
 /*
  * HF_WANTS_RESULTS: the client joins the two ends' records (a run on
@@ -115,6 +119,12 @@ int ctl_encode(const struct ctl_msg *m, uint8_t *buf, size_t len);
  * out of its range (a port past 65535, more than 100% CPU).
  */
 int ctl_decode(const uint8_t *buf, size_t len, struct ctl_msg *m);
+
+/*
+ * The protocol version a header of ours announces (our magic), -1 for
+ * a stranger's or too few bytes: a peer of another build is named.
+ */
+int ctl_version_of(const uint8_t *buf, size_t len);
 
 /* Payload length a header announces, or -1 if the header is bad. */
 int ctl_header_payload(const uint8_t *hdr);

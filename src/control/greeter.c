@@ -160,6 +160,12 @@ static int feed(struct greeter *g, int i, struct ctl_msg *m)
 	n = ctl_decode(p->buf, p->have, m);
 	if (!n)
 		return 0;
+	if (n < 0 && ctl_version_of(p->buf, p->have) >= 0 &&
+	    ctl_version_of(p->buf, p->have) != CTL_VERSION) {
+		drop(g, i, "a netstage of another version (its control "
+		     "protocol is not this one's): run one build on both ends");
+		return -1;
+	}
 	/* A client says nothing more before the server's answer. */
 	if (n < 0 || m->type != want || (size_t)n != p->have) {
 		drop(g, i, p->challenged ? "no answer to its challenge" :

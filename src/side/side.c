@@ -121,6 +121,17 @@ struct tracer *side_open_both(const struct options *o,
 	return both_ends;
 }
 
+/*
+ * A server's messages in flight on a flow: what its clients said they
+ * keep (HELLO), which BPF can hold at most.
+ */
+static int peer_inflight(const struct run_shared *rs)
+{
+	if (rs->peer_inflight < 1 || rs->peer_inflight > NS_MAX_BURST)
+		return NS_MAX_BURST;
+	return rs->peer_inflight;
+}
+
 static struct tracer *open_tracer(struct tracer_cfg *cfg, char *why,
 				  size_t len)
 {
@@ -147,7 +158,8 @@ void side_open_tracer(struct side *s, int data_port)
 		.hist_mode = o->trace == 2,
 		.sample = o->trace_sample,
 		.control = o->trace_control,
-		.inflight = options_inflight(o, 1),
+		.inflight = client ? options_inflight(o, 1)
+				   : peer_inflight(&s->rs),
 		.open_loop = o->rate > 0,
 		/* A server learns its clients' flows later. */
 		.flows = client ? o->num_flows : 0,

@@ -192,6 +192,18 @@ static uint32_t arrival_set_bits(const struct tracer_cfg *cfg)
 	return bits;
 }
 
+/*
+ * The most messages a socket has in flight each way (bpf's `batch`):
+ * a client's own; its server's from the client's HELLO (--local: the
+ * same options). observe does not know its server's clients.
+ */
+static uint32_t batch_of(const struct tracer *t, const struct tracer_cfg *cfg)
+{
+	if (NS_IS_OBS(t->side) || !cfg->inflight || cfg->inflight > NS_SLOTS)
+		return NS_SLOTS;
+	return cfg->inflight;
+}
+
 static struct stages_bpf *open_with(const struct tracer *t,
 				    const struct tracer_cfg *cfg,
 				    int fentry, int *err)
@@ -217,6 +229,7 @@ static struct stages_bpf *open_with(const struct tracer *t,
 	skel->rodata->sample = cfg->sample;
 	skel->rodata->control = cfg->control;
 	skel->rodata->inflight = cfg->inflight;
+	skel->rodata->batch = batch_of(t, cfg);
 	skel->rodata->observe_tgid = cfg->observe_tgid;
 	skel->rodata->observe_netns = cfg->observe_netns;
 	skel->rodata->lean = t->lean;

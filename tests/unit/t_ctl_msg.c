@@ -30,8 +30,10 @@ static void t_every_type_round_trips(void **state)
 		for (i = 0; i < ctl_nfields(type); i++)
 			in.f[i] = 0x0102030405060708ULL * (i + 1);
 		/* Fields with a range take a value inside it. */
-		if (type == CTL_HELLO)
+		if (type == CTL_HELLO) {
 			in.f[H_FLAGS] = HF_CLIENT_WRITES;
+			in.f[H_INFLIGHT] = CTL_INFLIGHT_MAX;
+		}
 		if (type == CTL_ACK) {
 			in.f[A_STATUS] = 0;
 			in.f[A_DATA_PORT] = 65535;
@@ -65,8 +67,24 @@ static void t_hello_wire_layout_is_big_endian(void **state)
 
 	m.f[H_MAGIC] = 42;
 	encode(&m, buf);
-	assert_memory_equal(buf, "NSTG\0\1\0\1\0\0\0\x48", 12);
+	assert_memory_equal(buf, "NSTG\0\2\0\1\0\0\0\x50", 12);
 	assert_memory_equal(buf + 12, "\0\0\0\0\0\0\0\x2a", 8);
+}
+
+/* A peer of another build is told apart from a stranger. */
+static void t_another_version_is_named(void **state)
+{
+	struct ctl_msg m = { .type = CTL_HELLO }, out;
+	uint8_t buf[CTL_MAX_MSG];
+	int n = encode(&m, buf);
+
+	assert_int_equal(ctl_version_of(buf, n), CTL_VERSION);
+	buf[5] = CTL_VERSION - 1;
+	assert_int_equal(ctl_decode(buf, n, &out), -1);
+	assert_int_equal(ctl_version_of(buf, n), CTL_VERSION - 1);
+	assert_int_equal(ctl_version_of(buf, CTL_HDR_LEN - 1), -1);
+	buf[0] = 'X';
+	assert_int_equal(ctl_version_of(buf, n), -1);
 }
 
 static void t_every_truncation_asks_for_more(void **state)
@@ -147,6 +165,8 @@ static int with_field(unsigned int type, int i, uint64_t v)
 
 	if (type == CTL_ACK)
 		m.f[A_DATA_PORT] = 12867;
+	if (type == CTL_HELLO)
+		m.f[H_INFLIGHT] = 1;
 	m.f[i] = v;
 	n = encode(&m, buf);
 	return ctl_decode(buf, n, &out);
@@ -178,6 +198,9 @@ static void t_fields_out_of_range_are_malformed(void **state)
 				    (uint64_t)INT32_MAX + 1), -1);
 	assert_true(with_field(CTL_HELLO, H_FLAGS, 7) > 0);
 	assert_int_equal(with_field(CTL_HELLO, H_FLAGS, 8), -1);
+	assert_int_equal(with_field(CTL_HELLO, H_INFLIGHT, 0), -1);
+	assert_int_equal(with_field(CTL_HELLO, H_INFLIGHT,
+				    CTL_INFLIGHT_MAX + 1), -1);
 }
 
 /* DEL and C1 controls (0x9b is CSI) never reach a terminal either. */
@@ -223,6 +246,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t_every_type_round_trips),
 		cmocka_unit_test(t_hello_wire_layout_is_big_endian),
+		cmocka_unit_test(t_another_version_is_named),
 		cmocka_unit_test(t_every_truncation_asks_for_more),
 		cmocka_unit_test(t_strangers_bytes_are_malformed),
 		cmocka_unit_test(t_ack_text_is_bounded_and_printable),

@@ -19,22 +19,25 @@ static void t_starts_in_a_stretch_of_stream(void **state)
 	unsigned long long first;
 
 	/* 100-byte messages: bytes [0, 100) hold message 0's start only. */
-	assert_int_equal(ns_starts(0, 100, 100, &first), 1);
+	assert_int_equal(ns_starts(0, 100, 100, NS_SLOTS, &first), 1);
 	assert_int_equal(first, 0);
 	/* [1, 100): message 0 began before, message 1 starts at 100. */
-	assert_int_equal(ns_starts(1, 99, 100, &first), 0);
-	assert_int_equal(ns_starts(1, 100, 100, &first), 1);
+	assert_int_equal(ns_starts(1, 99, 100, NS_SLOTS, &first), 0);
+	assert_int_equal(ns_starts(1, 100, 100, NS_SLOTS, &first), 1);
 	assert_int_equal(first, 1);
 	/* A coalesced stretch [150, 480): 200, 300 and 400. */
-	assert_int_equal(ns_starts(150, 330, 100, &first), 3);
+	assert_int_equal(ns_starts(150, 330, 100, NS_SLOTS, &first), 3);
 	assert_int_equal(first, 2);
 	/* Pure ACK: no bytes, no start. */
-	assert_int_equal(ns_starts(200, 0, 100, &first), 0);
+	assert_int_equal(ns_starts(200, 0, 100, NS_SLOTS, &first), 0);
 	/* 1-byte messages in 64 KB: capped at what can be in flight. */
-	assert_int_equal(ns_starts(7, 65536, 1, &first), NS_SLOTS);
+	assert_int_equal(ns_starts(7, 65536, 1, NS_SLOTS, &first), NS_SLOTS);
 	assert_int_equal(first, 7);
+	/* One in flight (tcp_rr): the first, and no more. */
+	assert_int_equal(ns_starts(150, 330, 100, 1, &first), 1);
+	assert_int_equal(first, 2);
 	/* Past 4 GB of stream the offsets are 64-bit. */
-	assert_int_equal(ns_starts(5ULL << 32, 100, 100, &first), 1);
+	assert_int_equal(ns_starts(5ULL << 32, 100, 100, NS_SLOTS, &first), 1);
 	assert_int_equal(first, (5ULL << 32) / 100 + ((5ULL << 32) % 100 != 0));
 }
 
@@ -92,20 +95,23 @@ static void t_messages_made_readable(void **state)
 	unsigned int first = 99;
 
 	/* 100-byte messages, 250 bytes readable: 0, 1 and 2 have begun. */
-	assert_int_equal(ns_readable(250, 100, 0, &first), 3);
+	assert_int_equal(ns_readable(250, 100, 0, NS_SLOTS, &first), 3);
 	assert_int_equal(first, 0);
 	/* Seen up to 2: nothing new until byte 300 arrives. */
-	assert_int_equal(ns_readable(300, 100, 3, &first), 0);
-	assert_int_equal(ns_readable(301, 100, 3, &first), 1);
+	assert_int_equal(ns_readable(300, 100, 3, NS_SLOTS, &first), 0);
+	assert_int_equal(ns_readable(301, 100, 3, NS_SLOTS, &first), 1);
 	assert_int_equal(first, 3);
 	/* Nothing readable, or a size not known: none. */
-	assert_int_equal(ns_readable(0, 100, 0, &first), 0);
-	assert_int_equal(ns_readable(500, 0, 0, &first), 0);
+	assert_int_equal(ns_readable(0, 100, 0, NS_SLOTS, &first), 0);
+	assert_int_equal(ns_readable(500, 0, 0, NS_SLOTS, &first), 0);
 	/* 1-byte messages, 100 made readable at once: the latest 32. */
-	assert_int_equal(ns_readable(1100, 1, 1000, &first), NS_SLOTS);
+	assert_int_equal(ns_readable(1100, 1, 1000, NS_SLOTS, &first), NS_SLOTS);
 	assert_int_equal(first, 1100 - NS_SLOTS);
+	/* Four in flight at most: the latest four. */
+	assert_int_equal(ns_readable(1100, 1, 1000, 4, &first), 4);
+	assert_int_equal(first, 1096);
 	/* Message numbers wrap with the offset past 2^32 messages. */
-	assert_int_equal(ns_readable((1ULL << 32) + 2, 1, 0xffffffffu,
+	assert_int_equal(ns_readable((1ULL << 32) + 2, 1, 0xffffffffu, NS_SLOTS,
 				     &first), 3);
 	assert_int_equal(first, 0xffffffffu);
 
