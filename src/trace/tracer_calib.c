@@ -1,7 +1,8 @@
 /*
  * What a program run costs that bpf_stats cannot say: entering the
  * program, and bpf_stats' own clock reads inside the span it times.
- * Both measured once at load, over recv()s that find nothing.
+ * Both are measured with an empty program of their own, which needs no
+ * BTF and, once loaded, no privilege to attach or run.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -10,10 +11,31 @@
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <linux/bpf.h>
 
 #include "core/common.h"
-#include "sys/privs.h"
 #include "trace/tracer_int.h"
+
+/* The tracepoint every recv() passes, found or not. */
+#define CALIB_TP "sock_recv_length"
+#define ENTRY_PAIRS 5
+#define ENTRY_ROUNDS 2
+#define ENTRY_CALLS 200
+#define STATS_RUNS 100
+
+void tracer_calib_open(struct tracer *t)
+{
+	/* `return 0`: what is left of a run is entering it. */
+	const struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+
+	t->entry_ns = -1;
+	t->calib_prog = bpf_prog_load(BPF_PROG_TYPE_RAW_TRACEPOINT,
+				      "ns_calib", "GPL", insns,
+				      ARRAY_SIZE(insns), NULL);
+}
 
 /* ns per recv() that finds nothing, the least of a few rounds. */
 static double empty_recv_ns(int fd)
@@ -23,11 +45,11 @@ static double empty_recv_ns(int fd)
 	char c;
 	int r, i;
 
-	for (r = 0; r < 3; r++) {
+	for (r = 0; r < ENTRY_ROUNDS; r++) {
 		t0 = now_ns();
-		for (i = 0; i < 1000; i++)
+		for (i = 0; i < ENTRY_CALLS; i++)
 			(void)!recv(fd, &c, 1, MSG_DONTWAIT);
-		ns = (now_ns() - t0) / 1000.0;
+		ns = (now_ns() - t0) / (double)ENTRY_CALLS;
 		if (ns < best)
 			best = ns;
 	}
@@ -41,62 +63,64 @@ static int by_value(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-#define ENTRY_PAIRS 5
-
 /*
- * What entering one program run costs, which bpf_stats cannot see: a
- * recv() that finds nothing, with the sock_recv_length program attached
- * once more (it returns at once for it), less without. Rounds of each,
- * side by side, and the median of their differences: one pair of
- * minima was 0 on a loaded machine as often as not, and once 1.5 us.
- * Five pairs spread as nine did (87-320 ns against 120-411 for six
- * entries, four runs each) and take 30 ms less of the start-up, most
- * of a pair being the attach and detach. -1 if it cannot be had.
+ * What entering one program run costs: a recv() that finds nothing
+ * with the empty program on its tracepoint twice, less once (the
+ * tracepoint stays on: switching it costs a millisecond each way).
+ * Rounds of each, side by side, and the median of their differences:
+ * one pair of minima was 0 on a loaded machine as often as not, and
+ * once 1.5 us. -1 if it cannot be had.
  */
 double tracer_calibrate_entry(struct tracer *t)
 {
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	int i, once = -1, twice;
 	double d[ENTRY_PAIRS], base;
-	struct bpf_link *l;
-	int i;
 
-	if (bpf_program__fd(t->skel->progs.sock_recv_length) < 0)
-		return -1;
-	for (i = 0; i < ENTRY_PAIRS; i++) {
-		base = empty_recv_ns(t->stamp_fd);
-		l = bpf_program__attach(t->skel->progs.sock_recv_length);
-		if (!l)
-			return -1;
-		d[i] = empty_recv_ns(t->stamp_fd) - base;
-		bpf_link__destroy(l);
+	if (t->calib_prog < 0 || fd < 0)
+		goto out;
+	once = bpf_raw_tracepoint_open(CALIB_TP, t->calib_prog);
+	for (i = 0; once >= 0 && i < ENTRY_PAIRS; i++) {
+		base = empty_recv_ns(fd);
+		twice = bpf_raw_tracepoint_open(CALIB_TP, t->calib_prog);
+		if (twice < 0)
+			goto out;
+		d[i] = empty_recv_ns(fd) - base;
+		close(twice);
 	}
+	if (once < 0)
+		goto out;
 	qsort(d, ENTRY_PAIRS, sizeof(d[0]), by_value);
-	return d[ENTRY_PAIRS / 2] > 0 ? d[ENTRY_PAIRS / 2] : 0;
+	t->entry_ns = d[ENTRY_PAIRS / 2] > 0 ? d[ENTRY_PAIRS / 2] : 0;
+out:
+	if (once >= 0)
+		close(once);
+	if (fd >= 0)
+		close(fd);
+	return t->entry_ns;
 }
 
 /*
- * What bpf_stats adds to each run it times (its clock read inside the
- * span): the run time it counts for the sock_recv_length program over
- * empty recv()s, for which it returns at once. 0 if it cannot be had.
+ * With bpf_stats on: the run time it counts for the empty program,
+ * run by BPF_PROG_TEST_RUN (it times those runs as it times a
+ * tracepoint's: 40.6 ns both ways here). 0 if it cannot be had.
  */
 double tracer_calibrate_stats(struct tracer *t)
 {
-	int fd, prog = bpf_program__fd(t->skel->progs.sock_recv_length);
 	struct bpf_prog_info a = { 0 }, b = { 0 };
+	LIBBPF_OPTS(bpf_test_run_opts, run);
 	__u32 n = sizeof(a);
-	double ns = 0;
+	int i;
 
-	if (prog < 0)
+	t->stats_ns = 0;
+	if (t->calib_prog < 0 || bpf_obj_get_info_by_fd(t->calib_prog, &a, &n))
 		return 0;
-	fd = privs_stats_fd();
-	if (fd < 0)
-		return 0;
-	if (!bpf_obj_get_info_by_fd(prog, &a, &n)) {
-		empty_recv_ns(t->stamp_fd);
-		if (!bpf_obj_get_info_by_fd(prog, &b, &n) &&
-		    b.run_cnt > a.run_cnt)
-			ns = (double)(b.run_time_ns - a.run_time_ns) /
-			     (b.run_cnt - a.run_cnt);
-	}
-	close(fd);
-	return ns;
+	for (i = 0; i < STATS_RUNS; i++)
+		if (bpf_prog_test_run_opts(t->calib_prog, &run))
+			return 0;
+	if (!bpf_obj_get_info_by_fd(t->calib_prog, &b, &n) &&
+	    b.run_cnt > a.run_cnt)
+		t->stats_ns = (double)(b.run_time_ns - a.run_time_ns) /
+			      (b.run_cnt - a.run_cnt);
+	return t->stats_ns;
 }

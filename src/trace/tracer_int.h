@@ -69,6 +69,7 @@ struct tracer {
 	uint32_t wfirst, wcap, wnext;
 	double entry_ns;	/* entering one program run; -1 unknown */
 	double stats_ns;	/* bpf_stats' own share of a run it times */
+	int calib_prog;		/* an empty program that measures them */
 	const char *note;
 	char hooks[512];
 	uint64_t setup_ns;
@@ -79,9 +80,9 @@ struct tracer {
  * note that says what changes; -1 with why if one is needed.
  */
 int tracer_find_missing(struct tracer *t, char *why, size_t len);
+/* Load the empty program the two below use (-1: none, no figures). */
+void tracer_calib_open(struct tracer *t);
 /* What entering one program run costs, in ns; -1 if it cannot be had. */
 double tracer_calibrate_entry(struct tracer *t);
-/* What bpf_stats adds to each run it times, in ns; 0 if unknown. */
-double tracer_calibrate_stats(struct tracer *t);
 
 #endif
