@@ -131,7 +131,8 @@ struct {
 
 static __always_inline __u64 rx_id(const struct sk_buff *skb, __u32 n)
 {
-	return (__u64)low32(skb) << 32 | (n ^ low32(skb->dev));
+	return (__u64)low32(skb) << 32 |
+	       (n ^ low32(ro_cast(skb, struct sk_buff)->dev));
 }
 
 /* This packet's first clock read on this CPU, now's if this is it. */
@@ -462,7 +463,8 @@ static __always_inline int udp_in_queue(const struct sk_buff_head *q,
  */
 static __always_inline __u64 udp_arrival(const struct sock *sk, __u64 now)
 {
-	const struct sk_buff *tail = sk->sk_receive_queue.prev;
+	const struct sk_buff *tail =
+		ro_cast(sk, struct sock)->sk_receive_queue.prev;
 	struct udp_cpu *u;
 	__u32 k = 0, w;
 	__s64 s;

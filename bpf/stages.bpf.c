@@ -172,7 +172,8 @@ static __always_inline void udp_read(const struct sock *sk, struct ns_sk *st)
 static __always_inline const struct sk_buff *
 tail_range(const struct sock *sk, __u32 *seq, __u32 *end_seq)
 {
-	const struct sk_buff *tail = sk->sk_receive_queue.prev;
+	const struct sk_buff *tail =
+		ro_cast(sk, struct sock)->sk_receive_queue.prev;
 	const struct tcp_skb_cb *cb;
 
 	if ((void *)tail == (void *)&sk->sk_receive_queue)
@@ -338,7 +339,7 @@ static __always_inline __u64 ready_id(const struct sock *sk)
 	if (sk->sk_protocol == IPPROTO_TCP)
 		q = ro_cast(sk, struct tcp_sock)->rcv_nxt;
 	else
-		q = low32(sk->sk_receive_queue.prev);
+		q = low32(ro_cast(sk, struct sock)->sk_receive_queue.prev);
 	return (__u64)low32(sk) << 32 | q;
 }
 
