@@ -7,20 +7,25 @@
 # programs together; medians over the rounds, and each variant's
 # throughput as a ratio to the first's.
 #
-#   bench/program-cost.sh [-r ROUNDS] [-b "BITS BITS ..."] [-P] (root)
+#   bench/program-cost.sh [-r ROUNDS] [-b "BITS BITS ..."] [-o OTHER] [-P]
 #
 # Default bits "14 10 6": the most (1 MiB, a server's or observe's),
-# 64 KiB, one page (a one-flow run's own choice). -P runs unpinned.
+# 64 KiB, one page (a one-flow run's own choice). -o runs another build
+# of netstage too (OTHER: its binary), each of the bits with both, so
+# that a change's cost is measured against its parent side by side.
+# -P runs unpinned. As root.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 
 ROUNDS=6
 BITS="14 10 6"
 PIN="taskset -c 0"
-while getopts "r:b:P" opt; do
+OTHER=
+while getopts "r:b:o:P" opt; do
 	case $opt in
 	r) ROUNDS=$OPTARG ;;
 	b) BITS=$OPTARG ;;
+	o) OTHER=$OPTARG ;;
 	P) PIN="" ;;
 	*) exit 2 ;;
 	esac
@@ -28,6 +33,11 @@ done
 [ "$(id -u)" -eq 0 ] || { echo "bench: tracing needs root" >&2; exit 1; }
 NS=build/netstage
 [ -x $NS ] || make -s || exit 1
+[ -z "$OTHER" ] || [ -x "$OTHER" ] ||
+	{ echo "bench: -o $OTHER: not an executable" >&2; exit 2; }
+# Variants: bits, and o<bits> for the other build.
+VARIANTS=$BITS
+[ -z "$OTHER" ] || for b in $BITS; do VARIANTS="$VARIANTS o$b"; done
 command -v bpftool > /dev/null || { echo "bench: needs bpftool" >&2; exit 1; }
 OUT=$(mktemp -d /tmp/netstage-progcost.XXXXXX)
 before=$(sysctl -n kernel.bpf_stats_enabled)
@@ -35,11 +45,12 @@ trap 'kill $(jobs -p) 2> /dev/null; sysctl -qw kernel.bpf_stats_enabled=$before;
       rm -rf "$OUT"' EXIT
 sysctl -qw kernel.bpf_stats_enabled=1
 
-# run BITS ROUND: one traced run, two looks at its programs 1 s apart.
+# run VARIANT ROUND: one traced run, two looks at its programs 1 s apart.
 run() {
-	local pid base="$OUT/b$1.r$2"
+	local pid base="$OUT/b$1.r$2" bin=$NS bits=$1
 
-	NETSTAGE_BENCH_ARRIVAL_SET_BITS=$1 $PIN $NS tcp_rr --local -l 3 \
+	case $1 in o*) bin=$OTHER bits=${1#o} ;; esac
+	NETSTAGE_BENCH_ARRIVAL_SET_BITS=$bits $PIN $bin tcp_rr --local -l 3 \
 		--trace -o throughput > "$base.out" 2> /dev/null &
 	pid=$!
 	sleep 1
@@ -50,12 +61,12 @@ run() {
 }
 
 for r in $(seq "$ROUNDS"); do
-	for b in $BITS; do
+	for b in $VARIANTS; do
 		run "$b" "$r"
 	done
 done
 
-python3 - "$OUT" $BITS <<'PY'
+python3 - "$OUT" $VARIANTS <<'PY'
 import glob, json, os, statistics, sys
 
 out, bits = sys.argv[1], sys.argv[2:]
@@ -99,7 +110,9 @@ for b in bits:
 
 names = sorted({n for per, _, _ in rows.values() for n in per})
 print("ns a run, medians of %d rounds (bpf_stats)" % len(rows[bits[0]][1]))
-print("%-22s" % "program" + "".join("%12s" % ("bits " + b) for b in bits))
+print("%-22s" % "program" + "".join(
+    "%12s" % ("other " + b[1:] if b[0] == "o" else "bits " + b)
+    for b in bits))
 for n in names:
     print("%-22s" % n + "".join(
         "%12.1f" % statistics.median(rows[b][0][n]) if n in rows[b][0]
