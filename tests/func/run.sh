@@ -21,8 +21,10 @@ for f in tests/func/t_*.sh; do
 done
 
 # lane QUEUE: take tests from QUEUE's next line on, one at a time, until
-# none is left; other lanes take from the same queue. The counts go to
-# QUEUE.N for the parent.
+# none is left; other lanes take from the same queue. A test whose
+# exclusive lock another lane holds goes back to the end once, marked
+# '!' (then it waits for the lock). The counts go to QUEUE.N for the
+# parent.
 lane() {
 	local queue=$1 n t
 
@@ -34,7 +36,14 @@ lane() {
 		exec 9>&-
 		t=$(sed -n "${n}p" "$queue")
 		[ -n "$t" ] || break
-		run_test "$t"
+		if [ "${t#!}" != "$t" ]; then
+			run_test "${t#!}"
+		elif ! RUN_DEFERRABLE=1 run_test "$t"; then
+			exec 9>> "$queue.lock"
+			flock 9
+			echo "!$t" >> "$queue"
+			exec 9>&-
+		fi
 	done
 	echo "$PASSED $FAILED $SKIPPED ${FAILED_NAMES[*]}" > "$queue.$BASHPID"
 }
