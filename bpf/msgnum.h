@@ -123,22 +123,32 @@ NS_INLINE int ns_carries(unsigned int seq, unsigned int end_seq,
  * packet [seq, seq + len): the messages it carries are [*first, return
  * value); those in [from, *first) went by in packets not seen. The
  * return value is the first message still waiting. Retransmissions and
- * ACKs carry none of them.
+ * ACKs carry none of them. ns_xmit_step() is one message of the walk
+ * (BPF runs it under bpf_loop()): 1 when m is still waiting.
  */
+NS_INLINE int ns_xmit_step(const unsigned int *tx_seq, unsigned int m,
+			    unsigned int seq, unsigned int len,
+			    unsigned int *first)
+{
+	unsigned int start = tx_seq[NS_SLOT(m)];
+
+	if (ns_diff(start, seq) >= 0 && start - seq >= len)
+		return 1;
+	if (ns_diff(start, seq) < 0)
+		*first = m + 1;
+	return 0;
+}
+
 NS_INLINE unsigned int ns_xmit(const unsigned int *tx_seq, unsigned int from,
 			       unsigned int begun, unsigned int seq,
 			       unsigned int len, unsigned int *first)
 {
-	unsigned int m = from, i, start;
+	unsigned int m = from, i;
 
 	*first = from;
-	for (i = 0; i < NS_SLOTS && m != begun; i++, m++) {
-		start = tx_seq[NS_SLOT(m)];
-		if (ns_diff(start, seq) >= 0 && start - seq >= len)
+	for (i = 0; i < NS_SLOTS && m != begun; i++, m++)
+		if (ns_xmit_step(tx_seq, m, seq, len, first))
 			break;
-		if (ns_diff(start, seq) < 0)
-			*first = m + 1;
-	}
 	return m;
 }
 

@@ -865,27 +865,73 @@ static __always_inline void stream_xmit(const struct sk_buff *skb,
  * entered TCP (tcp_sendmsg_locked noted where each begins) still
  * waiting.
  */
+struct obs_stamp {
+	struct ns_sk *st;
+	__u64 now;
+	__u32 first;
+};
+
+/*
+ * Message first + i's hand-off, one step of bpf_loop(): the verifier
+ * checks it once, where an unrolled loop of NS_SLOTS took it 66,000
+ * instructions and 36 ms of observe's start-up.
+ */
+static long obs_stamp_one(__u64 i, void *data)
+{
+	struct obs_stamp *c = data;
+	__u32 m = c->first + (__u32)i;
+
+	/* A hand-off after the record went leaves the slot clean. */
+	if (!handed_over(c->st, m) && sampled(m))
+		stamp_once(slot(c->st, m), NS_K_DEV_XMIT, c->now);
+	return 0;
+}
+
+struct obs_walk {
+	const struct ns_sk *st;
+	__u32 m, begun, seq, len, first;
+};
+
+/* One step of ns_xmit() under bpf_loop(), as obs_stamp_one(). */
+static long obs_walk_one(__u64 i, void *data)
+{
+	struct obs_walk *w = data;
+
+	if (w->m == w->begun ||
+	    ns_xmit_step(w->st->tx_seq, w->m, w->seq, w->len, &w->first))
+		return 1;
+	w->m++;
+	return 0;
+}
+
 static __always_inline void obs_xmit(const struct sk_buff *skb,
 				     struct ns_sk *st)
 {
-	__u32 seq = 0, len, first = 0, end, n, i;
-	__u64 now;
+	__u32 seq = 0, len, first, end, n;
+	struct obs_walk w;
+	struct obs_stamp c;
 
 	if (st->tx_xmit == st->tx_begun)
 		return;
 	len = xmit_payload(skb, &seq);
 	if (!len)
 		return;
-	end = ns_xmit(st->tx_seq, st->tx_xmit, st->tx_begun, seq, len, &first);
+	w.st = st;
+	w.m = w.first = st->tx_xmit;
+	w.begun = st->tx_begun;
+	w.seq = seq;
+	w.len = len;
+	bpf_loop(NS_SLOTS, obs_walk_one, &w, 0);
+	end = w.m;
+	first = w.first;
 	st->tx_xmit = end;
 	n = end - first;
 	if (!n)
 		return;
-	now = bpf_ktime_get_ns();
-	/* A hand-off after the record went leaves the slot clean. */
-	for (i = 0; i < NS_SLOTS && i < n; i++)
-		if (!handed_over(st, first + i) && sampled(first + i))
-			stamp_once(slot(st, first + i), NS_K_DEV_XMIT, now);
+	c.st = st;
+	c.now = bpf_ktime_get_ns();
+	c.first = first;
+	bpf_loop(n < NS_SLOTS ? n : NS_SLOTS, obs_stamp_one, &c, 0);
 }
 
 /*
