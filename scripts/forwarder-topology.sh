@@ -27,7 +27,9 @@ unset SUDO_UID SUDO_GID SUDO_USER
 
 NETSTAGE=${NETSTAGE:-$(dirname "$0")/../build/netstage}
 NETSTAGE=$(readlink -f "$NETSTAGE")
-NS_CLI=nsfw-cli$$ NS_FWD=nsfw-fwd$$ NS_SRV=nsfw-srv$$
+# NS_TAG: what names this run's namespaces (default: its pid).
+TAG=${NS_TAG:-$$}
+NS_CLI=nsfw-cli$TAG NS_FWD=nsfw-fwd$TAG NS_SRV=nsfw-srv$TAG
 CTL=12866 DATA=12867
 FWD=${FWD:-socat}
 FWD_PIDS=()

@@ -708,7 +708,7 @@ PY
 forwarder_path() {
 	need_root
 	command -v "$1" > /dev/null || { echo "no $1"; exit "$SKIP"; }
-	FWD=$1 OUT=$PWD/fw NETSTAGE=$NETSTAGE \
+	FWD=$1 OUT=$PWD/fw NETSTAGE=$NETSTAGE NS_TAG=t$$ \
 		timeout 120 "$OLDPWD/scripts/forwarder-topology.sh" run -l 1 \
 		-F 2 > fw.out 2> fw.err
 	# Shown if the join falls short: which hop had fewer records.
@@ -722,8 +722,9 @@ forwarder_path() {
 	check_join fw.out fw/joined.csv fw/cli.own
 	grep -q '^join_fwd_in_p50_us=' fw.out
 	grep -q '^join_server_wakeup_p50_us=' fw.out
-	# Everything it made is gone.
-	! ip netns list | grep -q "^nsfw-" || fail "namespaces left behind"
+	# Everything it made is gone (another lane's run may be on).
+	! ip netns list | grep -qE "^nsfw-[a-z]+t$$( |$)" ||
+		fail "namespaces left behind"
 }
 
 t_forwarder_socat_hops_add_up() {
