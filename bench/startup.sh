@@ -3,6 +3,7 @@
 # has, the object's load and verifying, attaching, the entry's
 # calibration), by mode, pinned, run by run alternating the modes (and
 # another build's, with -o) in one invocation; medians and ranges.
+# `observe` watches a port a listener of the bench's own holds.
 #
 #   bench/startup.sh [-r ROUNDS] [-o OTHER] [-P] (root)
 #
@@ -28,17 +29,35 @@ NS=build/netstage
 [ -z "$OTHER" ] || [ -x "$OTHER" ] ||
 	{ echo "bench: -o $OTHER: not an executable" >&2; exit 2; }
 MODES=("tcp_rr" "udp_rr" "tcp_crr" "tcp_rr --trace-sched"
-       "tcp_rr --rate 5000")
+       "tcp_rr --rate 5000" "observe")
 OUT=$(mktemp /tmp/netstage-startup.XXXXXX)
-trap 'rm -f "$OUT"' EXIT
+OBS_PORT=11397
+python3 -c 'import socket, sys, time
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1])))
+s.listen()
+time.sleep(3600)' $OBS_PORT &
+LISTENER=$!
+trap 'kill $LISTENER 2> /dev/null; rm -f "$OUT"' EXIT
+sleep 0.5
+
+# setup BIN MODE: one run's trace_setup_ms.
+setup() {
+	if [ "$2" = observe ]; then
+		$PIN "$1" observe --port $OBS_PORT -l 1 2>&1 |
+			sed -n 's/^trace_setup_ms=//p'
+		return
+	fi
+	# shellcheck disable=SC2086
+	$PIN "$1" $2 --local -l 1 --trace 2>&1 |
+		sed -n 's/^client.trace_setup_ms=//p'
+}
 
 for r in $(seq "$ROUNDS"); do
 	for bin in $NS $OTHER; do
 		for m in "${MODES[@]}"; do
-			# shellcheck disable=SC2086
-			v=$($PIN "$bin" $m --local -l 1 --trace 2>&1 |
-				sed -n 's/^client.trace_setup_ms=//p')
-			echo "$bin|$m|${v:-}" >> "$OUT"
+			echo "$bin|$m|$(setup "$bin" "$m")" >> "$OUT"
 		done
 	done
 done
