@@ -952,7 +952,12 @@ static __always_inline void udp_xmit(struct ns_sk *st, __u64 now)
 	stamp_once(sl, NS_K_DEV_XMIT, now);
 }
 
-static __always_inline int dev_xmit(const struct sk_buff *skb)
+/*
+ * obs: observe's programs (obs_*), the only ones whose code holds the
+ * bpf_loop() walks: a program with subprograms is verified with less
+ * pruning, and a --rate client's hand-off took 296,436 instructions.
+ */
+static __always_inline int dev_xmit(const struct sk_buff *skb, const int obs)
 {
 	/* Read directly: the verifier must see a socket, not a number. */
 	struct sock *sk = skb->sk;
@@ -964,10 +969,10 @@ static __always_inline int dev_xmit(const struct sk_buff *skb)
 	if (!st)
 		return 0;
 	own(NS_P_XMIT);
-	if (NS_IS_UDP(side))
-		udp_xmit(st, bpf_ktime_get_ns());
-	else if (NS_IS_OBS(side))
+	if (obs)
 		obs_xmit(skb, st);
+	else if (NS_IS_UDP(side))
+		udp_xmit(st, bpf_ktime_get_ns());
 	else
 		stream_xmit(skb, sk, st);
 	return 0;
@@ -979,7 +984,7 @@ int BPF_PROG(net_dev_start_xmit, const struct sk_buff *skb,
 {
 	if (empty)
 		return 0;
-	return dev_xmit(skb);
+	return dev_xmit(skb, 0);
 }
 
 SEC("fentry/dev_hard_start_xmit")
@@ -987,7 +992,24 @@ int BPF_PROG(dev_hard_start_xmit, struct sk_buff *first)
 {
 	if (empty)
 		return 0;
-	return dev_xmit(first);
+	return dev_xmit(first, 0);
+}
+
+SEC("tp_btf/net_dev_start_xmit")
+int BPF_PROG(obs_net_dev_start_xmit, const struct sk_buff *skb,
+	     const struct net_device *dev)
+{
+	if (empty)
+		return 0;
+	return dev_xmit(skb, 1);
+}
+
+SEC("fentry/dev_hard_start_xmit")
+int BPF_PROG(obs_dev_hard_start_xmit, struct sk_buff *first)
+{
+	if (empty)
+		return 0;
+	return dev_xmit(first, 1);
 }
 
 /*

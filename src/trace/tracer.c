@@ -204,11 +204,20 @@ static uint32_t batch_of(const struct tracer *t, const struct tracer_cfg *cfg)
 	return cfg->inflight;
 }
 
+/* Is hook i's program loaded and attached? Lean mode has no length hooks. */
+static int attached(const struct tracer *t, size_t i)
+{
+	if (t->lean && (i == NS_P_RECV || i == NS_P_SEND))
+		return 0;
+	return tracer_hook_used(&tracer_hook_table[i], t->side, t->sched);
+}
+
 static struct stages_bpf *open_with(const struct tracer *t,
 				    const struct tracer_cfg *cfg,
 				    int fentry, int *err)
 {
 	struct stages_bpf *skel = stages_bpf__open();
+	struct bpf_program *p;
 	size_t i;
 
 	if (!skel) {
@@ -249,16 +258,17 @@ static struct stages_bpf *open_with(const struct tracer *t,
 	}
 	/* bench/overhead.sh: the cost of entering the programs alone. */
 	skel->rodata->empty = getenv("NETSTAGE_BENCH_EMPTY_BPF") != NULL;
+	/* What no hook of this side asks for stays out (obs_*, say). */
+	bpf_object__for_each_program(p, skel->obj)
+		bpf_program__set_autoload(p, false);
 	for (i = 0; i < NS_P_COUNT; i++) {
 		const struct hook *h = &tracer_hook_table[i];
 		struct bpf_program *fe, *tp;
 		int use;
 
-		tp = bpf_object__find_program_by_name(skel->obj, h->tp_btf);
-		fe = h->fentry ? bpf_object__find_program_by_name(skel->obj,
-								  h->fentry)
-			       : NULL;
-		use = tracer_hook_used(h, t->side, t->sched) && !t->missing[i];
+		tp = tracer_hook_prog(skel->obj, h, t->side, 0);
+		fe = tracer_hook_prog(skel->obj, h, t->side, 1);
+		use = attached(t, i) && !t->missing[i];
 		if (fe)
 			bpf_program__set_autoload(fe, fentry && use);
 		if (tp)
@@ -275,24 +285,13 @@ static struct stages_bpf *open_with(const struct tracer *t,
 	return skel;
 }
 
-/*
- * Is hook i's program attached? In lean mode the length hooks are
- * loaded (calibrate_entry() attaches one for a moment) but not.
- */
-static int attached(const struct tracer *t, size_t i)
-{
-	if (t->lean && (i == NS_P_RECV || i == NS_P_SEND))
-		return 0;
-	return tracer_hook_used(&tracer_hook_table[i], t->side, t->sched);
-}
-
 static int attach(struct tracer *t, int fentry, char *why, size_t len)
 {
 	size_t i, n = 0;
 
 	for (i = 0; i < NS_P_COUNT; i++) {
 		const struct hook *h = &tracer_hook_table[i];
-		const char *prog = fentry && h->fentry ? h->fentry : h->tp_btf;
+		int fe = fentry && h->fentry;
 		struct bpf_program *p;
 
 		if (!attached(t, i))
@@ -302,16 +301,16 @@ static int attach(struct tracer *t, int fentry, char *why, size_t len)
 				      "%s%s:none", n ? "," : "", h->name);
 			continue;
 		}
-		p = bpf_object__find_program_by_name(t->skel->obj, prog);
+		p = tracer_hook_prog(t->skel->obj, h, t->side, fe);
 		t->links[i] = p ? bpf_program__attach(p) : NULL;
 		if (!t->links[i]) {
 			snprintf(why, len, "tracing off: cannot attach %s: %s",
-				 prog, strerror(errno));
+				 p ? bpf_program__name(p) : h->name,
+				 strerror(errno));
 			return -1;
 		}
 		n += snprintf(t->hooks + n, sizeof(t->hooks) - n, "%s%s:%s",
-			      n ? "," : "", h->name,
-			      fentry && h->fentry ? "fentry" : "tp_btf");
+			      n ? "," : "", h->name, fe ? "fentry" : "tp_btf");
 	}
 	return 0;
 }
@@ -336,8 +335,7 @@ static int make_rings(struct tracer *t, int nrings, char *why, size_t len)
 /*
  * Without the netif_receive_skb program, arrivals are the kernel's own
  * receive stamps (skb->tstamp, CLOCK_REALTIME), taken while any socket
- * asks for them. The socket also serves calibrate_entry(). 0, or -1
- * with `why`.
+ * asks for them. 0, or -1 with `why`.
  */
 static int keep_stamping(struct tracer *t, char *why, size_t len)
 {
@@ -448,6 +446,7 @@ struct tracer *tracer_open(const struct tracer_cfg *cfg, char *why,
 	for (i = 0; i < NS_MAX_RINGS; i++)
 		t->ring_fd[i] = -1;
 	t->stamp_fd = -1;
+	tracer_calib_open(t);
 	t->both_ends = cfg->both_ends;
 	t->nworkers = cfg->nworkers;
 	t->side = NS_BPF_SIDE(cfg->side);
@@ -473,8 +472,7 @@ struct tracer *tracer_open(const struct tracer_cfg *cfg, char *why,
 	t->skel->bss->data_port = cfg->data_port;
 	if (attach(t, fentry, why, len))
 		goto fail;
-	t->entry_ns = tracer_calibrate_entry(t);
-	t->stats_ns = tracer_calibrate_stats(t);
+	tracer_calibrate_entry(t);
 	if (NS_IS_OBS(t->side))
 		attach_flush(t);
 	t->skel->bss->obs_ready = 1;
@@ -585,6 +583,8 @@ void tracer_close(struct tracer *t)
 			close(t->ring_fd[i]);
 	if (t->stamp_fd >= 0)
 		close(t->stamp_fd);
+	if (t->calib_prog >= 0)
+		close(t->calib_prog);
 	if (t->wbase)
 		munmap(t->wbase, t->wmapped);
 	if (t->kbase)

@@ -29,7 +29,7 @@ const struct hook tracer_hook_table[NS_P_COUNT] = {
 	[NS_P_TCP_SEND] = { "tcp_sendmsg_locked", NULL, "tcp_sendmsg_locked",
 		ONLY_OBSERVE },
 	[NS_P_XMIT] = { "dev_hard_start_xmit", "dev_hard_start_xmit",
-		"net_dev_start_xmit", 0 },
+		"net_dev_start_xmit", 0, NULL, 1 },
 	[NS_P_SEND] = { "sock_send_length", NULL, "sock_send_length", 0 },
 	[NS_P_STATE] = { "inet_sock_set_state", NULL, "inet_sock_set_state",
 		ONLY_CONNECTIONS },
@@ -64,6 +64,22 @@ int tracer_hook_used(const struct hook *h, enum ns_side side, int sched)
 	if (h->only == ONLY_TCP)
 		return !NS_IS_UDP(side);
 	return 1;
+}
+
+struct bpf_program *tracer_hook_prog(const struct bpf_object *obj,
+				     const struct hook *h, enum ns_side side,
+				     int fentry)
+{
+	const char *name = fentry ? h->fentry : h->tp_btf;
+	char own[64];
+
+	if (!name)
+		return NULL;
+	if (h->obs_own && NS_IS_OBS(side)) {
+		snprintf(own, sizeof(own), "obs_%s", name);
+		name = own;
+	}
+	return bpf_object__find_program_by_name(obj, name);
 }
 
 /*

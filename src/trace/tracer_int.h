@@ -27,6 +27,8 @@ struct hook {
 	 * is left out, and the note says how the stages change.
 	 */
 	const char *without;
+	/* observe loads its own programs: obs_ and the names above */
+	int obs_own;
 };
 
 #define ONLY_OBSERVE 2
@@ -38,6 +40,10 @@ struct hook {
 extern const struct hook tracer_hook_table[NS_P_COUNT];
 /* Does this side (and --trace-sched) use hook h? */
 int tracer_hook_used(const struct hook *h, enum ns_side side, int sched);
+/* Hook h's fentry (or tracepoint) program for this side, or NULL. */
+struct bpf_program *tracer_hook_prog(const struct bpf_object *obj,
+				     const struct hook *h, enum ns_side side,
+				     int fentry);
 
 struct tracer {
 	struct stages_bpf *skel;

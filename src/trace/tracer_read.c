@@ -114,15 +114,13 @@ void tracer_kcounts(struct tracer *t, uint64_t *timed, uint64_t *incomplete)
 	*incomplete = percpu_sum(fd, first + 1);
 }
 
-/* Add program `name`'s counted run time and runs, if it is loaded. */
-static int add_prog_stats(struct tracer *t, const char *name,
-			  uint64_t *run_ns, uint64_t *runs)
+/* Add program p's counted run time and runs, if it is loaded. */
+static int add_prog_stats(const struct bpf_program *p, uint64_t *run_ns,
+			  uint64_t *runs)
 {
-	struct bpf_program *p;
 	struct bpf_prog_info info;
 	__u32 n = sizeof(info);
 
-	p = name ? bpf_object__find_program_by_name(t->skel->obj, name) : NULL;
 	if (!p || bpf_program__fd(p) < 0)
 		return 0;
 	memset(&info, 0, sizeof(info));
@@ -141,11 +139,14 @@ int tracer_stats(struct tracer *t, struct tracer_stats *s)
 
 	memset(s, 0, sizeof(*s));
 	for (i = 0; i < NS_P_COUNT; i++) {
-		err = add_prog_stats(t, tracer_hook_table[i].tp_btf, &s->run_ns[i],
-				     &s->runs[i]);
+		const struct hook *h = &tracer_hook_table[i];
+		const struct bpf_object *o = t->skel->obj;
+
+		err = add_prog_stats(tracer_hook_prog(o, h, t->side, 0),
+				     &s->run_ns[i], &s->runs[i]);
 		if (!err)
-			err = add_prog_stats(t, tracer_hook_table[i].fentry, &s->run_ns[i],
-					     &s->runs[i]);
+			err = add_prog_stats(tracer_hook_prog(o, h, t->side, 1),
+					     &s->run_ns[i], &s->runs[i]);
 		if (err)
 			return err;
 		s->own[i] = percpu_sum(fd, i);
