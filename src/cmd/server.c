@@ -135,6 +135,7 @@ static int take_client(struct server *sv, int fd, const struct ctl_msg *m)
 	sv->hello_flags |= m->f[H_FLAGS];
 	if ((int)m->f[H_INFLIGHT] > sv->side.rs.peer_inflight)
 		sv->side.rs.peer_inflight = m->f[H_INFLIGHT];
+	sv->side.rs.peer_flows = sv->total_flows;
 	sv->wants_results[sv->nclients] = !!(m->f[H_FLAGS] & HF_WANTS_RESULTS);
 	sv->ctl[sv->nclients++] = fd;
 	log_info("client %d connected", sv->nclients);

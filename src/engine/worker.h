@@ -40,6 +40,7 @@ struct run_shared {
 	size_t request_size;	/* rr: from the client's parameters */
 	size_t response_size;
 	int peer_inflight;	/* server: the most a client keeps in flight */
+	int peer_flows;		/* server: its clients' flows, all told */
 	uint64_t t_start;
 	uint64_t interval_ns;
 	int record_samples;	/* -A given: keep per-flow samples */

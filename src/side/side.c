@@ -161,8 +161,9 @@ void side_open_tracer(struct side *s, int data_port)
 		.inflight = client ? options_inflight(o, 1)
 				   : peer_inflight(&s->rs),
 		.open_loop = o->rate > 0,
-		/* A server learns its clients' flows later. */
+		/* A server registers the flows it accepts as they come. */
 		.flows = client ? o->num_flows : 0,
+		.peer_flows = client ? 0 : s->rs.peer_flows,
 	};
 
 	if (!o->trace)

@@ -169,15 +169,17 @@ static uint32_t clamp_bits(int bits)
  * each packet of the messages that can be in flight, so that a packet's
  * entry outlives the others that come before its socket takes it (1,000
  * flows on both ends lost none in 280,000 with 1,024 sets, at most 2
- * with 256); 4,096 sets when the flows are not known (a server,
- * observe). A smaller table is cheaper: its lines stay cached.
+ * with 256); 4,096 sets when the flows are not known (observe; a
+ * server knows its clients' from their HELLOs). A smaller table is
+ * cheaper: its lines stay cached.
  */
 static uint32_t arrival_set_bits(const struct tracer_cfg *cfg)
 {
 	uint32_t size = cfg->rx_size > cfg->tx_size ? cfg->rx_size
 						     : cfg->tx_size;
+	uint32_t flows = cfg->flows ? cfg->flows : cfg->peer_flows;
 	/* Packets a message, at 1,448 bytes (a veth's without GRO). */
-	uint64_t want = (uint64_t)cfg->flows * (cfg->inflight + 1) *
+	uint64_t want = (uint64_t)flows * (cfg->inflight + 1) *
 			(cfg->both_ends ? 2 : 1) * (1 + size / 1448);
 	uint32_t bits = NS_ARRIVAL_SET_BITS_MIN;
 	const char *bench = getenv("NETSTAGE_BENCH_ARRIVAL_SET_BITS");
@@ -185,7 +187,7 @@ static uint32_t arrival_set_bits(const struct tracer_cfg *cfg)
 	/* bench/program-cost.sh: the table's cost by its size. */
 	if (bench)
 		return clamp_bits(atoi(bench));
-	if (!cfg->flows)
+	if (!flows)
 		return NS_ARRIVAL_SET_BITS_UNKNOWN;
 	while (bits < NS_ARRIVAL_SET_BITS_MAX && (1ull << bits) < want)
 		bits++;

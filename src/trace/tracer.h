@@ -37,6 +37,11 @@ struct tracer_cfg {
 	uint32_t inflight;	/* messages in flight per socket at most */
 	int open_loop;		/* --rate: a client sends on its own clock */
 	uint32_t flows;		/* flows of a side (each); 0: not known */
+	/*
+	 * A server's: its clients' flows (their HELLOs), which size the
+	 * table of arrivals only (0: not known, a table for many).
+	 */
+	uint32_t peer_flows;
 };
 
 /* Lean: flows an end keeps stamps or record slots for when it cannot tell. */
