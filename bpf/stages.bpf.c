@@ -859,12 +859,6 @@ static __always_inline void stream_xmit(const struct sk_buff *skb,
 		hist_client(st, 0);
 }
 
-/*
- * observe: the hand-off of the packet that carries a response's first
- * byte. Responses go out in order; tx_xmit is the first of those that
- * entered TCP (tcp_sendmsg_locked noted where each begins) still
- * waiting.
- */
 struct obs_stamp {
 	struct ns_sk *st;
 	__u64 now;
@@ -904,6 +898,12 @@ static long obs_walk_one(__u64 i, void *data)
 	return 0;
 }
 
+/*
+ * observe: the hand-off of the packet that carries a response's first
+ * byte. Responses go out in order; tx_xmit is the first of those that
+ * entered TCP (tcp_sendmsg_locked noted where each begins) still
+ * waiting.
+ */
 static __always_inline void obs_xmit(const struct sk_buff *skb,
 				     struct ns_sk *st)
 {

@@ -134,8 +134,7 @@ static int hello(struct client *c)
 	m.f[H_RESPONSE] = o->response_size;
 	m.f[H_BUFFER] = o->buffer_size;
 	m.f[H_LENGTH] = o->test_length;
-	/* tcp_crr has no --burst: one request a connection. */
-	m.f[H_INFLIGHT] = options_inflight(o, o->trace != 0) ?: 1;
+	m.f[H_INFLIGHT] = options_inflight(o, o->trace != 0);
 	m.f[H_FLAGS] = (o->enable_read ? HF_CLIENT_READS : 0) |
 		       (o->enable_write ? HF_CLIENT_WRITES : 0) |
 		       (c->joins ? HF_WANTS_RESULTS : 0);

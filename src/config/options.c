@@ -205,7 +205,7 @@ _Static_assert(OPT_MAX <= 64 * ARRAY_SIZE(((struct options *)0)->given),
 int options_inflight(const struct options *o, int traced)
 {
 	if (o->rate <= 0)
-		return o->burst;
+		return o->burst > 0 ? o->burst : 1;
 	return traced ? NS_MAX_BURST : OPEN_INFLIGHT;
 }
 

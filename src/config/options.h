@@ -169,9 +169,9 @@ int options_given(const struct options *o, const char *name);
 /* --rate: the size of a flow's rings of intended and send times. */
 #define OPEN_INFLIGHT 4096
 /*
- * Requests one flow keeps in flight at most, the one rule: --burst; with
- * --rate, as many as its rings hold, or traced as many as BPF has slots
- * for a socket.
+ * Requests one flow keeps in flight at most, the one rule: --burst (1
+ * where the workload has none: tcp_crr); with --rate, as many as its
+ * rings hold, or traced as many as BPF has slots for a socket.
  */
 int options_inflight(const struct options *o, int traced);
 

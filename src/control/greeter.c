@@ -146,7 +146,7 @@ static int feed(struct greeter *g, int i, struct ctl_msg *m)
 	unsigned int want = p->challenged ? CTL_AUTH : CTL_HELLO;
 	ssize_t r = recv(p->fd, p->buf + p->have, sizeof(p->buf) - p->have,
 			 0);
-	int n;
+	int n, v;
 
 	if (r < 0 && (errno == EAGAIN || errno == EINTR))
 		return 0;
@@ -160,8 +160,8 @@ static int feed(struct greeter *g, int i, struct ctl_msg *m)
 	n = ctl_decode(p->buf, p->have, m);
 	if (!n)
 		return 0;
-	if (n < 0 && ctl_version_of(p->buf, p->have) >= 0 &&
-	    ctl_version_of(p->buf, p->have) != CTL_VERSION) {
+	v = n < 0 ? ctl_version_of(p->buf, p->have) : -1;
+	if (v >= 0 && v != CTL_VERSION) {
 		drop(g, i, "a netstage of another version (its control "
 		     "protocol is not this one's): run one build on both ends");
 		return -1;

@@ -201,7 +201,7 @@ static uint32_t arrival_set_bits(const struct tracer_cfg *cfg)
  */
 static uint32_t batch_of(const struct tracer *t, const struct tracer_cfg *cfg)
 {
-	if (NS_IS_OBS(t->side) || !cfg->inflight || cfg->inflight > NS_SLOTS)
+	if (NS_IS_OBS(t->side) || cfg->inflight > NS_SLOTS)
 		return NS_SLOTS;
 	return cfg->inflight;
 }

@@ -148,10 +148,11 @@ void tracer_counting(struct tracer *t, int on);
 /* Transactions this end completed while counting, so far. */
 uint64_t tracer_done(struct tracer *t);
 /*
- * ns bpf_stats adds to the run time it counts for one run; 0 unknown.
- * Measured by calibrate (with bpf_stats on; no privilege needed).
+ * Measure what bpf_stats adds to the run time it counts for one run,
+ * while bpf_stats is on (the cost window; no privilege needed); then
+ * tracer_stats_ns() says it, in ns (0: unknown).
  */
-double tracer_calibrate_stats(struct tracer *t);
+void tracer_calibrate_stats(struct tracer *t);
 double tracer_stats_ns(const struct tracer *t);
 /* ns to enter one program run, calibrated at open; -1 unknown. */
 double tracer_entry_ns(const struct tracer *t);

@@ -69,9 +69,9 @@ static int by_value(const void *a, const void *b)
  * tracepoint stays on: switching it costs a millisecond each way).
  * Rounds of each, side by side, and the median of their differences:
  * one pair of minima was 0 on a loaded machine as often as not, and
- * once 1.5 us. -1 if it cannot be had.
+ * once 1.5 us. entry_ns stays -1 if it cannot be had.
  */
-double tracer_calibrate_entry(struct tracer *t)
+void tracer_calibrate_entry(struct tracer *t)
 {
 	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	int i, once = -1, twice;
@@ -97,15 +97,15 @@ out:
 		close(once);
 	if (fd >= 0)
 		close(fd);
-	return t->entry_ns;
 }
 
 /*
  * With bpf_stats on: the run time it counts for the empty program,
  * run by BPF_PROG_TEST_RUN (it times those runs as it times a
- * tracepoint's: 40.6 ns both ways here). 0 if it cannot be had.
+ * tracepoint's: 40.6 ns both ways here). stats_ns stays 0 if it
+ * cannot be had.
  */
-double tracer_calibrate_stats(struct tracer *t)
+void tracer_calibrate_stats(struct tracer *t)
 {
 	struct bpf_prog_info a = { 0 }, b = { 0 };
 	LIBBPF_OPTS(bpf_test_run_opts, run);
@@ -114,13 +114,12 @@ double tracer_calibrate_stats(struct tracer *t)
 
 	t->stats_ns = 0;
 	if (t->calib_prog < 0 || bpf_obj_get_info_by_fd(t->calib_prog, &a, &n))
-		return 0;
+		return;
 	for (i = 0; i < STATS_RUNS; i++)
 		if (bpf_prog_test_run_opts(t->calib_prog, &run))
-			return 0;
+			return;
 	if (!bpf_obj_get_info_by_fd(t->calib_prog, &b, &n) &&
 	    b.run_cnt > a.run_cnt)
 		t->stats_ns = (double)(b.run_time_ns - a.run_time_ns) /
 			      (b.run_cnt - a.run_cnt);
-	return t->stats_ns;
 }

@@ -88,7 +88,7 @@ struct tracer {
 int tracer_find_missing(struct tracer *t, char *why, size_t len);
 /* Load the empty program the two below use (-1: none, no figures). */
 void tracer_calib_open(struct tracer *t);
-/* What entering one program run costs, in ns; -1 if it cannot be had. */
-double tracer_calibrate_entry(struct tracer *t);
+/* Measure entry_ns, what entering one program run costs (-1: unknown). */
+void tracer_calibrate_entry(struct tracer *t);
 
 #endif

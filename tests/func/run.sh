@@ -38,7 +38,10 @@ lane() {
 		[ -n "$t" ] || break
 		if [ "${t#!}" != "$t" ]; then
 			run_test "${t#!}"
-		elif ! RUN_DEFERRABLE=1 run_test "$t"; then
+			continue
+		fi
+		RUN_DEFERRABLE=1 run_test "$t"
+		if [ $? -eq "$DEFER" ]; then
 			exec 9>> "$queue.lock"
 			flock 9
 			echo "!$t" >> "$queue"
