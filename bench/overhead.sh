@@ -45,9 +45,8 @@ while getopts "r:l:Pw:b:s:" opt; do
 	*) exit 2 ;;
 	esac
 done
-[ "$(id -u)" -eq 0 ] || { echo "bench: tracing needs root" >&2; exit 1; }
-NS=build/netstage
-[ -x $NS ] || make -s || exit 1
+. bench/lib.sh
+bench_netstage
 make -s bench-tools || exit 1
 OUT=$(mktemp -d /tmp/netstage-overhead.XXXXXX)
 trap 'kill $(jobs -p) 2> /dev/null; rm -rf "$OUT"' EXIT

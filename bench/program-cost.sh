@@ -30,11 +30,9 @@ while getopts "r:b:o:P" opt; do
 	*) exit 2 ;;
 	esac
 done
-[ "$(id -u)" -eq 0 ] || { echo "bench: tracing needs root" >&2; exit 1; }
-NS=build/netstage
-[ -x $NS ] || make -s || exit 1
-[ -z "$OTHER" ] || [ -x "$OTHER" ] ||
-	{ echo "bench: -o $OTHER: not an executable" >&2; exit 2; }
+. bench/lib.sh
+bench_netstage
+bench_other "$OTHER"
 # Variants: bits, and o<bits> for the other build.
 VARIANTS=$BITS
 [ -z "$OTHER" ] || for b in $BITS; do VARIANTS="$VARIANTS o$b"; done

@@ -23,11 +23,9 @@ while getopts "r:o:P" opt; do
 	*) exit 2 ;;
 	esac
 done
-[ "$(id -u)" -eq 0 ] || { echo "bench: tracing needs root" >&2; exit 1; }
-NS=build/netstage
-[ -x $NS ] || make -s || exit 1
-[ -z "$OTHER" ] || [ -x "$OTHER" ] ||
-	{ echo "bench: -o $OTHER: not an executable" >&2; exit 2; }
+. bench/lib.sh
+bench_netstage
+bench_other "$OTHER"
 MODES=("tcp_rr" "udp_rr" "tcp_crr" "tcp_rr --trace-sched"
        "tcp_rr --rate 5000" "observe")
 OUT=$(mktemp /tmp/netstage-startup.XXXXXX)

@@ -25,9 +25,9 @@ while getopts "l:r:n:" opt; do
 	*) exit 2 ;;
 	esac
 done
-[ "$(id -u)" -eq 0 ] || { echo "bench: tracing needs root" >&2; exit 1; }
-NS=$PWD/build/netstage
-[ -x "$NS" ] || make -s || exit 1
+. bench/lib.sh
+bench_netstage
+NS=$PWD/$NS
 A=bthc$$ B=bths$$
 OUT=$(mktemp -d /tmp/netstage-two-hosts.XXXXXX)
 trap 'ip netns del $A 2>/dev/null; ip netns del $B 2>/dev/null; rm -rf "$OUT"' EXIT
