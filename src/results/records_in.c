@@ -126,6 +126,42 @@ static enum ns_side side_named(const char *s)
 	return strcmp(s, "server") ? NS_CLIENT : NS_SERVER;
 }
 
+/* Is name one of the header's columns? */
+static int has_column(const char *header, const char *name)
+{
+	char *copy = xstrdup(header), *p = copy, *tok;
+	int found = 0;
+
+	while (!found && (tok = next_field(&p)))
+		found = !strcmp(tok, name);
+	free(copy);
+	return found;
+}
+
+/*
+ * The file says only which end it is; its stage columns say the rest:
+ * the kind (udp_rr, tcp_crr, else tcp_rr) whose every stage is one.
+ */
+static enum ns_side side_of(const char *header, enum ns_side end)
+{
+	static const int kinds[] = { NS_UDP_BIT, NS_CRR_BIT };
+	const struct stage_def *d;
+	size_t k;
+	int i, n;
+
+	if (NS_IS_OBS(end))
+		return end;
+	for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+		d = stage_defs(end | kinds[k]);
+		n = stage_count(end | kinds[k]);
+		for (i = 0; i < n && has_column(header, d[i].name); i++)
+			;
+		if (n && i == n)
+			return end | kinds[k];
+	}
+	return end;
+}
+
 /* The rows, read in one array, by worker as a side keeps them. */
 static int by_worker(struct run_results *m, struct trace_rec *all, long n,
 		     const char *path, char *err, size_t len)
@@ -158,11 +194,12 @@ static int by_worker(struct run_results *m, struct trace_rec *all, long n,
  * An open-loop client's records (--rate) have their intended sends: its
  * transactions start there, with `queue`, as they did in the run.
  */
-static struct run_results *new_model(const char *side, int rate)
+static struct run_results *new_model(const char *side, const char *header,
+				     int rate)
 {
 	struct run_results *m = xcalloc(1, sizeof(*m));
 
-	m->side = side_named(side);
+	m->side = side_of(header, side_named(side));
 	if (rate && !NS_IS_SERVER(m->side))
 		m->side |= NS_RATE_BIT;
 	m->is_client = !NS_IS_SERVER(m->side);
@@ -174,7 +211,7 @@ static struct run_results *new_model(const char *side, int rate)
 struct run_results *records_read(const char *path, char *err, size_t len)
 {
 	FILE *f = infile_open(path);
-	char *line = NULL, side[16] = "";
+	char *line = NULL, *header = NULL, side[16] = "";
 	struct run_results *m = NULL;
 	struct trace_rec *all = NULL;
 	long n = 0, alloc = 0;
@@ -189,6 +226,8 @@ struct run_results *records_read(const char *path, char *err, size_t len)
 		snprintf(err, len, "join: %s is empty", path);
 		goto out;
 	}
+	line[strcspn(line, "\r\n")] = '\0';
+	header = xstrdup(line);
 	if (find_columns(line, at, path, err, len))
 		goto out;
 	while (getline(&line, &cap, f) > 0) {
@@ -198,13 +237,14 @@ struct run_results *records_read(const char *path, char *err, size_t len)
 		}
 		parse_row(line, at, &all[n++], side, sizeof(side));
 	}
-	m = new_model(side, n && all[0].b[NS_B_INTENDED]);
+	m = new_model(side, header, n && all[0].b[NS_B_INTENDED]);
 	if (by_worker(m, all, n, path, err, len)) {
 		run_results_free(m);
 		m = NULL;
 	}
 out:
 	free(all);
+	free(header);
 	free(line);
 	fclose(f);
 	return m;

@@ -1,7 +1,8 @@
 /*
  * A --trace-records file read back into a model (records_in.h): what
- * recout_csv() writes comes back field for field, by worker, and a
- * file that is not one is refused with its name.
+ * recout_csv() writes comes back field for field, by worker, the
+ * workload's side from its stage columns, and a file that is not one is
+ * refused with its name.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -75,6 +76,35 @@ static void t_written_records_read_back(void **state)
 	remove(PATH);
 }
 
+/* A file names its end; its stage columns say udp_rr's or tcp_crr's. */
+static void t_the_workload_from_the_stage_columns(void **state)
+{
+	static const enum ns_side sides[] = {
+		NS_CLIENT, NS_SERVER, NS_CLIENT_UDP, NS_SERVER_UDP,
+		NS_CLIENT_CRR, NS_SERVER_CRR,
+	};
+	struct trace_rec rec;
+	struct rec_set s = { .nworkers = 1, .n = { 1 } };
+	struct run_results *m;
+	char err[256] = "";
+	size_t i;
+
+	fill(&rec, 0, 0);
+	rec.b[NS_B_INTENDED] = 0;	/* not --rate's */
+	s.recs[0] = &rec;
+	for (i = 0; i < sizeof(sides) / sizeof(sides[0]); i++) {
+		FILE *f = fopen(PATH, "w");
+
+		recout_csv(f, &s, sides[i]);
+		fclose(f);
+		m = records_read(PATH, err, sizeof(err));
+		assert_non_null(m);
+		assert_int_equal(m->side, sides[i]);
+		run_results_free(m);
+	}
+	remove(PATH);
+}
+
 static void t_a_file_that_is_not_records_is_named(void **state)
 {
 	struct run_results *m;
@@ -101,6 +131,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t_written_records_read_back),
+		cmocka_unit_test(t_the_workload_from_the_stage_columns),
 		cmocka_unit_test(t_a_file_that_is_not_records_is_named),
 	};
 
