@@ -22,7 +22,7 @@
 #include <stdint.h>
 
 #define CTL_PROTO_MAGIC 0x4e535447u	/* "NSTG" */
-#define CTL_VERSION 2
+#define CTL_VERSION 3
 #define CTL_HDR_LEN 12
 #define CTL_TEXT_MAX 200
 #define CTL_MAX_FIELDS 12

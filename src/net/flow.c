@@ -48,5 +48,6 @@ void flow_free(struct flow *f)
 	free(f->sent_at);
 	free(f->sent_seq);
 	free(f->intended_at);
+	free(f->peer_seq);
 	free(f);
 }

@@ -41,6 +41,12 @@ struct flow {
 	uint32_t events;	/* epoll events armed now */
 	uint64_t seq_out;	/* rr client: sequence of the last request */
 	uint64_t seq_in;	/* rr: sequence the message being read carries */
+	/*
+	 * udp_rr server, --trace: by client port, the last request's
+	 * number unwrapped from the bytes it carries (flows share the
+	 * socket, so a client's numbers are followed port by port)
+	 */
+	uint32_t *peer_seq;
 	uint64_t mismatched;	/* rr client: responses to another request */
 	/* --raw: the response being framed, and bytes read past one */
 	struct raw_rx raw;

@@ -143,8 +143,12 @@ static void merge_rec(struct trace_worker *tw, struct flow *f,
 	struct merged m;
 
 	r = merge_transaction(tw->side, rec, u, &m);
-	/* tcp_crr: BPF knows each connection's client port; f does not. */
-	trace_worker_account(tw, r, &m, f->id, rec->seq,
+	/*
+	 * tcp_crr: BPF knows each connection's client port; f does not.
+	 * A udp_rr server's record goes by the client's number.
+	 */
+	trace_worker_account(tw, r, &m, f->id,
+			     u->peer_seq ? u->peer_seq - 1 : rec->seq,
 			     rec->port ? rec->port : f->port,
 			     tw->req_bytes ? (int64_t)(uint32_t)(rec->seq *
 							       tw->req_bytes)

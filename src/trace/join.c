@@ -30,8 +30,10 @@ static int by_port_seq(const void *a, const void *b)
 
 int join_by_seq(const struct join_table *t, int n)
 {
-	return n == 2 && NS_BPF_SIDE(t[0].side) == NS_CLIENT &&
-	       NS_BPF_SIDE(t[1].side) == NS_SERVER;
+	enum ns_side c = NS_BPF_SIDE(t[0].side);
+
+	return n == 2 && (c == NS_CLIENT || c == NS_CLIENT_UDP) &&
+	       NS_BPF_SIDE(t[1].side) == (c | NS_SERVER);
 }
 
 void join_prepare(struct join_table *t, int n)

@@ -15,6 +15,8 @@
  * Not the port alone for observe: a connection's requests would all
  * tie, and the sample would be the connections whose port hashes
  * lowest, each whole. Offsets are taken mod 2^32, as BPF keeps them.
+ * udp_rr: the client's port and its number of the request, which a
+ * server's record carries too (udp_rr.c).
  */
 uint64_t trace_rec_priority(enum ns_side side, uint32_t flow_id,
 			    uint64_t seq, uint16_t port, int64_t off)
@@ -25,6 +27,8 @@ uint64_t trace_rec_priority(enum ns_side side, uint32_t flow_id,
 		x = port;
 	else if (off >= 0)
 		x = (1ULL << 48) | ((uint64_t)port << 32) | (uint32_t)off;
+	else if (NS_IS_UDP(side))
+		x = (2ULL << 48) | ((uint64_t)port << 32) | (uint32_t)seq;
 	else
 		x = ((uint64_t)flow_id << 40) ^ seq;
 

@@ -34,6 +34,11 @@ struct ustamps {
 	/* lean records (docs/stages.md): RECV_RET is the worker's, not BPF's */
 	uint64_t recv_ret;
 	uint64_t intended;	/* --rate: when the request was due */
+	/*
+	 * udp_rr server: 1 + the client's number of the request (as the
+	 * client's BPF numbers it), so both ends name it alike; 0: none
+	 */
+	uint64_t peer_seq;
 };
 
 enum merge_result {

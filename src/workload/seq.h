@@ -48,4 +48,24 @@ static inline void seq_take(uint64_t *seq, size_t n, const void *buf,
 		*seq |= (uint64_t)p[i - off] << (8 * i);
 }
 
+/*
+ * The whole sequence whose low n bytes are low, nearest to last (the
+ * one before it from the same sender): right while fewer than half of
+ * the 2^(8n) numbers between them went unseen.
+ */
+static inline uint64_t seq_unwrap(uint64_t last, uint64_t low, size_t n)
+{
+	uint64_t m, s;
+
+	if (n >= 8)
+		return low;
+	m = 1ULL << (8 * n);
+	s = (last & ~(m - 1)) | low;
+	if (s + m / 2 < last)
+		s += m;
+	else if (s > last + m / 2 && s >= m)
+		s -= m;
+	return s;
+}
+
 #endif

@@ -44,10 +44,11 @@ static int response_sized(const struct run_shared *rs, size_t n)
 
 /* 1 if the tracer worked on it (trace_worker_done()). */
 static int traced(struct worker *w, struct flow *f, uint64_t sent,
-		  uint64_t epoll_ret, uint64_t done)
+		  uint64_t epoll_ret, uint64_t done, uint64_t peer_seq)
 {
 	struct ustamps u = {
 		.app_send = sent, .epoll_ret = epoll_ret, .app_done = done,
+		.peer_seq = peer_seq,
 	};
 
 	return trace_worker_done(w->tw, f, &u);
@@ -156,17 +157,44 @@ static void client_read(struct worker *w, struct flow *f)
 		/* Not the tracer's work in the next request's time (rr.c). */
 		if (w->tw && traced(w, f, f->t_send,
 				    w->t_epoll > f->t_send ? w->t_epoll : 0,
-				    now))
+				    now, 0))
 			now = now_ns();
 		send_request(w, f, now);
 	}
+}
+
+/*
+ * --trace: the number the client's BPF gives the request just read
+ * (from 0), plus one. Its low bytes come in the request; the rest is
+ * followed by the client's port, as the flows of many clients share the
+ * socket. The two ends' records then pair by port and number, whatever
+ * their clocks say (docs/stages.md, Two hosts).
+ */
+static uint64_t peer_number(const struct run_shared *rs, struct flow *f,
+			    const void *buf, ssize_t len, uint16_t port)
+{
+	size_t n = seq_bytes(rs);
+	uint64_t s;
+
+	if (!n || len < (ssize_t)n)
+		return 0;
+	seq_take(&s, n, buf, 0, n);
+	/* Four bytes or more hold any run's numbers whole. */
+	if (n >= 4)
+		return s;
+	if (!f->peer_seq)
+		f->peer_seq = xcalloc(UINT16_MAX + 1, sizeof(*f->peer_seq));
+	s = seq_unwrap(f->peer_seq[port], s, n);
+	f->peer_seq[port] = (uint32_t)s;
+	return s;
 }
 
 /* Echo each request's sequence in a response of response_size bytes. */
 static void server_read(struct worker *w, struct flow *f)
 {
 	const struct run_shared *rs = w->rs;
-	uint64_t sent = 0;
+	uint64_t sent = 0, num;
+	ssize_t got;
 	int i;
 
 	for (i = 0; i < BURST; i++) {
@@ -182,6 +210,7 @@ static void server_read(struct worker *w, struct flow *f)
 			return;
 		}
 		f->bytes_read += r;
+		got = r;
 		if (w->tw)
 			sent = now_ns();
 		r = io_sendto(w, f->fd, w->buf, rs->response_size,
@@ -196,7 +225,8 @@ static void server_read(struct worker *w, struct flow *f)
 			continue;
 		/* Flows share a socket: the record names the client's port. */
 		f->port = net_port_of(&peer);
-		traced(w, f, sent, i ? 0 : w->t_epoll, now_ns());
+		num = peer_number(rs, f, w->buf, got, f->port);
+		traced(w, f, sent, i ? 0 : w->t_epoll, now_ns(), num);
 	}
 }
 

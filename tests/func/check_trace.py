@@ -8,11 +8,12 @@ usage: check_trace.py CLIENT_CSV [SERVER_CSV] [--results KEYVALUE_FILE]
 For every record of a side: its boundaries follow the side's stage chain
 in time order (a record merged from the wrong kernel events shows up
 here), and its stage columns are those of consecutive boundaries. Per
-flow, the sequence numbers only grow. With both sides (one host, one clock), the
+flow (a udp_rr server's: per flow and client port), the sequence
+numbers only grow. With both sides (one host, one clock), the
 server's transaction from the request's arrival to its response's hand-off
 (NETIF_RX to DEV_XMIT) lies inside the client's `remote` stage of the same
-flow and sequence number (tcp_crr: of the same connection, by its client
-port); its whole span does not (its send_return holds
+flow and sequence number (udp_rr: client port and sequence number; tcp_crr:
+of the same connection, by its client port); its whole span does not (its send_return holds
 the client's receive softirq on loopback). Nearly every client record has its
 server record: all but 1%, and with --results all but the transactions the
 server counted incomplete besides. With --results, the client's records
@@ -86,6 +87,7 @@ def check_side(path):
     if len(stages) != len(chain) - 1:
         fail(f"{path}: {len(stages)} stage columns for {len(chain)} boundaries")
     last_seq = {}
+    udp_server = side == "server" and "udp_rx" in rows[0]
     for r in rows:
         t = [int(r[b]) for b in chain]
         for a, b, name in zip(t, t[1:], chain[1:]):
@@ -94,7 +96,9 @@ def check_side(path):
         total = sum(int(r[s]) for s in stages)
         if total != t[-1] - t[0]:
             fail(f"{side} seq {r['seq']}: stages add up to {total}, span is {t[-1] - t[0]}")
-        f, s = r["flow_id"], int(r["seq"])
+        # A udp_rr server's socket serves many clients' flows: each
+        # record carries its client's port and number of the request.
+        f, s = (r["flow_id"], r["port"] if udp_server else ""), int(r["seq"])
         if f in last_seq and s <= last_seq[f]:
             fail(f"{side} flow {f}: seq {s} after {last_seq[f]}")
         last_seq[f] = s
@@ -121,10 +125,13 @@ def crr_pairs(client, server):
 
 
 def check_pair(client, server, crr, untimed=0):
-    srv = {(r["flow_id"], r["seq"]): r for r in server}
+    # Flows are numbered alike on both ends, but a udp_rr server's
+    # socket is many clients' flows: there the client's port names it.
+    flow = "port" if "udp_rx" in client[0] else "flow_id"
+    srv = {(r[flow], r["seq"]): r for r in server}
     both = 0
     pairs = (crr_pairs(client, server) if crr else
-             ((c, srv.get((c["flow_id"], c["seq"]))) for c in client))
+             ((c, srv.get((c[flow], c["seq"]))) for c in client))
     for c, s in pairs:
         if not s:
             continue

@@ -110,7 +110,7 @@ held = []
 LINGER0 = struct.pack("ii", 1, 0)
 # A valid hello (magic 42, tcp_rr, 1 flow, 1 in flight); gone after
 # the answer, with no flow: a set-up that fails.
-hello = struct.pack(">IHHI", 0x4e535447, 2, 1, 80) + struct.pack(
+hello = struct.pack(">IHHI", 0x4e535447, 3, 1, 80) + struct.pack(
     ">10Q", 42, 1, 1, 1, 1, 1, 65536, 2, 2, 1)
 s = socket.create_connection(("127.0.0.1", port))
 s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, LINGER0)
@@ -271,13 +271,13 @@ t_auth_key_client_gets_through_an_idle_flood() {
 import socket, struct, sys, time
 s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
 # A valid hello (magic 42, tcp_rr, 1 flow), then its challenge.
-s.sendall(struct.pack(">IHHI", 0x4e535447, 2, 1, 80) + struct.pack(
+s.sendall(struct.pack(">IHHI", 0x4e535447, 3, 1, 80) + struct.pack(
     ">10Q", 42, 1, 1, 1, 1, 1, 65536, 2, 2, 1))
 got, end = b"", time.time() + 5
 s.settimeout(5)
 while len(got) < 12 + 32 and time.time() < end:
     got += s.recv(100)
-assert struct.unpack(">IHH", got[:8]) == (0x4e535447, 2, 8), got
+assert struct.unpack(">IHH", got[:8]) == (0x4e535447, 3, 8), got
 time.sleep(0.4)
 s.setblocking(False)
 try:

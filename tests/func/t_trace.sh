@@ -1244,8 +1244,28 @@ t_trace_udp_rr_flows_sharing_a_server_socket() {
 	# to its own) before the wake-up for it ran on the sender's CPU:
 	# the wake-up still finds its arrival (docs/stages.md, udp_rr).
 	check_trace_counts out server udp_rx
-	$CHECK_TRACE tr.csv
-	$CHECK_TRACE tr.server.csv
+	$CHECK_TRACE tr.csv tr.server.csv
+	# Few kept on each end: the same requests, as a server's record
+	# names the client's port and its number of the request (one byte
+	# of it in each: the server follows the rest), and the waterfall
+	# pairs them by those, none outside its client's window.
+	ns udp_rr --local -l 2 -q -F 4 -T 2 --trace --trace-max-records 2000 \
+		--trace-records=few.csv > few.out 2> few.err
+	expect_eq "$(key few.out waterfall.joined_by)" connection_and_seq \
+		"joined by"
+	expect_eq "$(key few.out waterfall.mispaired)" 0 "mis-paired"
+	python3 - few.out few.csv few.server.csv <<'PY'
+import csv, sys
+kv = dict(l.rstrip("\n").split("=", 1) for l in open(sys.argv[1]) if "=" in l)
+c = [r for r in csv.DictReader(open(sys.argv[2])) if r["kept"] == "sample"]
+s = {(r["port"], r["seq"]) for r in csv.DictReader(open(sys.argv[3]))}
+both = sum((r["port"], r["seq"]) in s for r in c)
+j, n = int(kv["waterfall.transactions"]), int(kv["waterfall.client_transactions"])
+print(f"{both} of {len(c)} sampled client records kept by the server; "
+      f"{j} of {n} joined")
+assert n == len(c) and 100 * both >= 99 * len(c), (both, len(c))
+assert 100 * j >= 99 * n, (j, n)
+PY
 }
 
 t_trace_udp_rr_hist_mode() {

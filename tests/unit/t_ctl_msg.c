@@ -67,7 +67,7 @@ static void t_hello_wire_layout_is_big_endian(void **state)
 
 	m.f[H_MAGIC] = 42;
 	encode(&m, buf);
-	assert_memory_equal(buf, "NSTG\0\2\0\1\0\0\0\x50", 12);
+	assert_memory_equal(buf, "NSTG\0\3\0\1\0\0\0\x50", 12);
 	assert_memory_equal(buf + 12, "\0\0\0\0\0\0\0\x2a", 8);
 }
 

@@ -267,11 +267,17 @@ static void t_own_ends_join_by_connection_and_number(void **state)
 	own_server(s, 1090000, 6);
 	join_prepare(t, 2);
 	assert_int_equal(join_one(t, 2, &c, &p, chain, &hop), JOIN_MANY);
-	/* tcp_crr and udp_rr ends number apart: by time. */
+	/* tcp_crr's ends number apart: by time. */
 	t[0].side = NS_CLIENT_CRR;
 	t[1].side = NS_SERVER_CRR;
 	assert_false(join_by_seq(t, 2));
+	/* A udp_rr server names the client's number; not across kinds. */
 	t[0].side = NS_CLIENT_UDP;
+	t[1].side = NS_SERVER_UDP;
+	assert_true(join_by_seq(t, 2));
+	t[1].side = NS_SERVER;
+	assert_false(join_by_seq(t, 2));
+	t[0].side = NS_CLIENT;
 	t[1].side = NS_SERVER_UDP;
 	assert_false(join_by_seq(t, 2));
 }

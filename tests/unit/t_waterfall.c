@@ -224,7 +224,7 @@ static void t_asymmetry_is_halved(void **state)
 /*
  * A clock both hosts keep (--clock realtime or tai): the server's
  * stamps moved by the caller's shift, then one clock; records that
- * pair only by time refuse two clocks.
+ * pair only by time (tcp_crr's) refuse two clocks.
  */
 static void t_shared_clock_and_time_pairs(void **state)
 {
@@ -240,10 +240,33 @@ static void t_shared_clock_and_time_pairs(void **state)
 	kv_free(&kv);
 	waterfall_free(&w);
 	make(&w, 0, 0, 0);
+	w.t[0].side = NS_CLIENT_CRR;
+	w.t[1].side = NS_SERVER_CRR;
+	w.clocks = WATERFALL_CLOCKS_TWO;
+	assert_int_equal(waterfall_join(&w, 1), WATERFALL_NEEDS_ONE_CLOCK);
+	waterfall_free(&w);
+}
+
+/*
+ * udp_rr: a server's record carries the client's port and number, so
+ * the two ends pair by them on two clocks as tcp_rr's do, and the
+ * fit finds the server's 5 ms and 40 ppm.
+ */
+static void t_udp_pairs_by_number_on_two_clocks(void **state)
+{
+	struct waterfall w;
+	struct kv_list kv = { 0 };
+
+	make(&w, 5000000, 40, 0);
 	w.t[0].side = NS_CLIENT_UDP;
 	w.t[1].side = NS_SERVER_UDP;
 	w.clocks = WATERFALL_CLOCKS_TWO;
-	assert_int_equal(waterfall_join(&w, 1), WATERFALL_NEEDS_ONE_CLOCK);
+	keys_of(&w, &kv);
+	assert_int_equal(w.aligned, 1);
+	assert_true(fabs(key(&kv, "clock_offset_us") - 45000.0) < 0.01);
+	assert_true(fabs(key(&kv, "clock_drift_ppm") - 40) < 0.01);
+	assert_int_equal(key(&kv, "clock_negative_legs"), 0);
+	kv_free(&kv);
 	waterfall_free(&w);
 }
 
@@ -255,6 +278,7 @@ int main(void)
 		cmocka_unit_test(t_auto),
 		cmocka_unit_test(t_asymmetry_is_halved),
 		cmocka_unit_test(t_shared_clock_and_time_pairs),
+		cmocka_unit_test(t_udp_pairs_by_number_on_two_clocks),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
