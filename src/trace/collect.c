@@ -149,7 +149,8 @@ static void merge_rec(struct trace_worker *tw, struct flow *f,
 	 */
 	trace_worker_account(tw, r, &m, f->id,
 			     u->peer_seq ? u->peer_seq - 1 : rec->seq,
-			     rec->port ? rec->port : f->port,
+			     rec->port ? rec->port :
+			     u->peer_port ? u->peer_port : f->port,
 			     tw->req_bytes ? (int64_t)(uint32_t)(rec->seq *
 							       tw->req_bytes)
 					   : -1);

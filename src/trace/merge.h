@@ -36,9 +36,12 @@ struct ustamps {
 	uint64_t intended;	/* --rate: when the request was due */
 	/*
 	 * udp_rr server: 1 + the client's number of the request (as the
-	 * client's BPF numbers it), so both ends name it alike; 0: none
+	 * client's BPF numbers it), so both ends name it alike; 0: none.
+	 * And the client's port: flows share the socket, and a record
+	 * merged later (--trace-sample) is another datagram's by then.
 	 */
 	uint64_t peer_seq;
+	uint16_t peer_port;
 };
 
 enum merge_result {

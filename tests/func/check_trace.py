@@ -129,16 +129,26 @@ def check_pair(client, server, crr, untimed=0):
     # socket is many clients' flows: there the client's port names it.
     flow = "port" if "udp_rx" in client[0] else "flow_id"
     srv = {(r[flow], r["seq"]): r for r in server}
-    both = 0
+    both = swapped = 0
     pairs = (crr_pairs(client, server) if crr else
              ((c, srv.get((c[flow], c["seq"]))) for c in client))
     for c, s in pairs:
         if not s:
             continue
         both += 1
-        if not inside(c, s):
+        if inside(c, s):
+            continue
+        # udp_rr: two clients' wake-up calls for one server socket can
+        # run in the other order than their datagrams queued, and swap
+        # their arrival stamps (docs/stages.md, udp_rr): a few in
+        # 100,000 there, and then outside the client's remote.
+        swapped += 1
+        if flow != "port" or swapped > 1 + len(client) // 10000:
             fail(f"flow {c['flow_id']} seq {c['seq']}: the server's transaction "
-                 "is not inside the client's remote stage")
+                 f"is not inside the client's remote stage ({swapped} so far)")
+    if swapped:
+        print(f"check_trace: {swapped} udp_rr server records with another "
+              "datagram's stamps")
     # A transaction the server counted incomplete (untimed, from
     # --results: a response held back, say) has no server record.
     if both < len(client) * 0.99 - untimed:

@@ -986,7 +986,9 @@ assert rows and all(int(r["seq"]) % 9 == 0 for r in rows)' b.csv
 	check_sampled_udp out 10 1
 	check_sampled out server 10
 	$CHECK_TRACE u.csv u.server.csv
-	# Two flows on one server socket: each end a sample of its own.
+	# Two flows on one server socket: each end a sample of its own
+	# (the server's 1 in 10 of its socket's datagrams, each record
+	# named by its client's port and number, once).
 	ns udp_rr --local -l 1 -q -F 2 --trace --trace-sample 10 \
 		--trace-records=v.csv --trace-max-records=1000000 > out 2> err
 	check_sampled_udp out 10 2
@@ -997,7 +999,10 @@ assert rows and all(int(r["seq"]) % 9 == 0 for r in rows)' b.csv
 for p in sys.argv[1:]:
     rows = list(csv.DictReader(open(p)))
     assert rows and all(int(r["seq"]) % 10 == 0 for r in rows), p' \
-		u.csv u.server.csv v.csv v.server.csv
+		u.csv u.server.csv v.csv
+	python3 -c 'import csv, sys
+names = [(r["port"], r["seq"]) for r in csv.DictReader(open(sys.argv[1]))]
+assert names and len(set(names)) == len(names), sys.argv[1]' v.server.csv
 }
 
 # Every traced run states its cost: BPF's run time, entering the
@@ -1253,7 +1258,9 @@ t_trace_udp_rr_flows_sharing_a_server_socket() {
 		--trace-records=few.csv > few.out 2> few.err
 	expect_eq "$(key few.out waterfall.joined_by)" connection_and_seq \
 		"joined by"
-	expect_eq "$(key few.out waterfall.mispaired)" 0 "mis-paired"
+	# At most the rare arrival stamps two clients' wake-ups swap
+	# (docs/stages.md, udp_rr), outside their window: mis-paired.
+	expect_le "$(key few.out waterfall.mispaired)" 1 "mis-paired"
 	python3 - few.out few.csv few.server.csv <<'PY'
 import csv, sys
 kv = dict(l.rstrip("\n").split("=", 1) for l in open(sys.argv[1]) if "=" in l)
@@ -1265,6 +1272,21 @@ print(f"{both} of {len(c)} sampled client records kept by the server; "
       f"{j} of {n} joined")
 assert n == len(c) and 100 * both >= 99 * len(c), (both, len(c))
 assert 100 * j >= 99 * n, (j, n)
+PY
+	# --trace-sample: a server merges a timed transaction's record at
+	# its worker's next one, by when the socket has read another
+	# client's datagram; the record still names its own client (it
+	# took the next one's port: 149 names twice, 426 mis-paired).
+	ns udp_rr --local -l 2 -q -F 4 -T 2 --trace --trace-sample 10 \
+		--trace-records=sm.csv > sm.out 2> sm.err
+	expect_le "$(key sm.out waterfall.mispaired)" 1 "sampled: mis-paired"
+	python3 - sm.server.csv <<'PY'
+import collections, csv, sys
+n = collections.Counter((r["port"], r["seq"])
+                        for r in csv.DictReader(open(sys.argv[1])))
+twice = [k for k, v in n.items() if v > 1]
+print(f"sampled: {len(n)} server records, {len(twice)} names twice")
+assert n and not twice, twice[:5]
 PY
 }
 
