@@ -156,7 +156,10 @@ static int join_files(struct join_run *j, const char *records)
 	if (rc)
 		return log_err("%s", err), EXIT_RUNTIME;
 	w->records = j->records.f;
-	waterfall_join(w, 0);
+	if (waterfall_join(w, 0) == WATERFALL_NEEDS_ONE_CLOCK)
+		return log_err("join: too few of the records pair to align "
+			       "two clocks (--clocks two); --clocks one if "
+			       "the hosts share one"), EXIT_RUNTIME;
 	waterfall_kv(w, "join_", &kv);
 	/*
 	 * On a terminal the table alone; piped, the keys (or JSON) for a

@@ -192,8 +192,8 @@ struct waterfall *local_waterfall(const struct local *l, int keep,
 		return w;
 	rc = waterfall_join(w, 1);
 	if (rc == WATERFALL_NEEDS_ONE_CLOCK)
-		log_err("the two ends run on two hosts' clocks: %s records "
-			"join by time, which needs one clock; no waterfall",
+		log_err("the two ends run on two hosts' clocks, and too "
+			"few %s records pair to align them; no waterfall",
 			l->side[0]->workload);
 	if (rc)
 		return w;

@@ -4,6 +4,7 @@
 
 #include "core/common.h"
 #include "trace/merge.h"
+#include "trace/portfit.h"
 #include "trace/waterfall.h"
 
 /* A client transaction's latency: its first stage's start to its end. */
@@ -98,9 +99,10 @@ static void fit_clocks(struct waterfall *w, const struct clock_exchange *ex,
 }
 
 /*
- * Paired by number (tcp_rr): every exchange of the sample, before any
- * time is compared, since the server's clock may be anywhere. (Paired
- * by time, udp_rr and tcp_crr fit from the join's pairs, one clock.)
+ * Paired by number (tcp_rr, udp_rr): every exchange of the sample,
+ * before any time is compared, since the server's clock may be
+ * anywhere. (Paired by time, tcp_crr and observed hops fit from the
+ * join's pairs on one clock; tcp_crr's on two from portfit.h first.)
  */
 static void fit_numbered(struct waterfall *w)
 {
@@ -152,6 +154,29 @@ static void move_server(struct waterfall *w, const struct clock_fit *f)
 		}
 }
 
+/* A tcp_crr client and its server: one connection a transaction. */
+static int by_port(const struct waterfall *w)
+{
+	return w->n == 2 && NS_IS_CRR(w->t[0].side) &&
+	       NS_IS_CRR(w->t[1].side) && !NS_IS_SERVER(w->t[0].side);
+}
+
+/*
+ * tcp_crr where the clocks may be two: fitted from the pairs of one
+ * port whose difference the run shares (portfit.h), and the server's
+ * stamps moved onto the client's clock if two. -1: two clocks and no
+ * fit.
+ */
+static int align_by_port(struct waterfall *w)
+{
+	w->has_clock = !portfit(&w->t[0], &w->t[1], &w->clock);
+	if (w->has_clock && two_clocks(w)) {
+		move_server(w, &w->clock);
+		w->aligned = 1;
+	}
+	return w->clocks == WATERFALL_CLOCKS_TWO && !w->aligned ? -1 : 0;
+}
+
 int waterfall_join(struct waterfall *w, int nested)
 {
 	const struct join_rec *chain[JOIN_MAX_HOPS];
@@ -160,7 +185,10 @@ int waterfall_join(struct waterfall *w, int nested)
 	int k, rc, hop, by_seq;
 
 	by_seq = join_by_seq(w->t, w->n);
-	if (w->clocks == WATERFALL_CLOCKS_TWO && !by_seq)
+	if (w->clocks == WATERFALL_CLOCKS_TWO && !by_seq && !by_port(w))
+		return WATERFALL_NEEDS_ONE_CLOCK;
+	if (by_port(w) && w->clocks != WATERFALL_CLOCKS_ONE &&
+	    align_by_port(w))
 		return WATERFALL_NEEDS_ONE_CLOCK;
 	if ((nested ? join_plan_nested : join_plan)(w->t, w->n, &w->plan))
 		return -1;
@@ -177,7 +205,8 @@ int waterfall_join(struct waterfall *w, int nested)
 			move_server(w, &w->clock);
 			w->aligned = 1;
 		}
-	} else if (w->n == 2) {
+	} else if (w->n == 2 && !w->aligned) {
+		/* On one clock the join's own pairs fit it, a check. */
 		ex = xcalloc(w->t[0].n ? w->t[0].n : 1, sizeof(*ex));
 	}
 	if (w->records)

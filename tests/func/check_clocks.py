@@ -71,12 +71,14 @@ def skew(out, cli, srv, off, ppm):
                 r[k] = str(unskew(int(r[k]), off, ppm))
     write(srv + ".true", names, s)
     # The fit gives the offset at its first exchange's client DEV_XMIT.
-    pairs = {(r["port"], r["seq"]) for r in s
-             if r["NETIF_RX"] and r["DEV_XMIT"]}
-    _, c = records(cli)
+    # tcp_crr's ends number apart: a connection is its client port.
+    names, c = records(cli)
+    name = (lambda r: r["port"]) if "handshake" in names else \
+        (lambda r: (r["port"], r["seq"]))
+    pairs = {name(r) for r in s if r["NETIF_RX"] and r["DEV_XMIT"]}
     t0 = min(int(r["DEV_XMIT"]) for r in c
              if r["kept"] == "sample" and r["DEV_XMIT"] and r["NETIF_RX"]
-             and (r["port"], r["seq"]) in pairs)
+             and name(r) in pairs)
     truth_us = (off + t0 * ppm * 1e-6) / 1e3
     got = float(kv["waterfall.clock_offset_us"])
     drift = float(kv["waterfall.clock_drift_ppm"])

@@ -224,7 +224,8 @@ static void t_asymmetry_is_halved(void **state)
 /*
  * A clock both hosts keep (--clock realtime or tai): the server's
  * stamps moved by the caller's shift, then one clock; records that
- * pair only by time (tcp_crr's) refuse two clocks.
+ * pair only by time refuse two clocks: tcp_crr's whose ports tell no
+ * connection apart (all on one here; t_portfit has them apart).
  */
 static void t_shared_clock_and_time_pairs(void **state)
 {
