@@ -16,7 +16,9 @@
 # twice per pinned round: on CPU 1 (what its BPF programs cost the
 # server's CPU) and on CPU 0 (that, and its own reading and merging of
 # records on the same CPU). -m both (the default) alternates pinned and
-# unpinned rounds. -n: no rate ladder.
+# unpinned rounds. -n: no rate ladder. Pinned rounds also run the
+# client beside empty programs on observe's hooks: the floor no
+# observer on those hooks goes below on this machine.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 
@@ -45,6 +47,7 @@ command -v memcached > /dev/null || scripts/install-deps.sh
 # NETSTAGE=path measures another build (an earlier one, for a before/after).
 NS=${NETSTAGE:-build/netstage}
 [ -x "$NS" ] || make -s || exit 1
+make -s bench-tools || exit 1
 OUT=$(mktemp -d /tmp/netstage-observe.XXXXXX)
 trap 'kill $(jobs -p) 2> /dev/null; rm -rf "$OUT"' EXIT
 
@@ -115,6 +118,33 @@ plain() {		# name client-pinning
 	record "$1" "$(grep -m1 '^throughput=' "$OUT/cli.out" | cut -d= -f2)"
 }
 
+# The floor under any observer on these hooks: an unobserved run while
+# another process (bench/bare-hooks.c) holds empty programs on the
+# tracepoints observe attaches (every hook but --trace-sched's two, as
+# `netstage --version` lists them): what entering them costs, whatever
+# the programs do.
+floor() {		# name client-pinning
+	local pid tps
+
+	tps=$($NS --version | sed -n 's/^tracepoints: //p' |
+		tr ' ' '\n' | grep -v '^sched_' | tr '\n' ' ')
+	build/bench/bare-hooks build/bench/bare-hooks.bpf.o $tps \
+		> "$OUT/bare.out" 2>&1 &
+	pid=$!
+	for _ in $(seq 100); do
+		grep -q attached "$OUT/bare.out" && break
+		kill -0 $pid 2> /dev/null || break
+		sleep 0.05
+	done
+	if grep -q attached "$OUT/bare.out"; then
+		plain "$1" "$2"
+	else
+		echo "  $1: $(cat "$OUT/bare.out")" >&2
+	fi
+	kill -INT $pid 2> /dev/null
+	wait $pid 2> /dev/null
+}
+
 median() {
 	awk -v k="$1" '$1 == k { print $2 }' "$OUT/figures" | sort -g |
 		awk '{ v[NR] = $1 }
@@ -147,6 +177,7 @@ for i in $(seq "$REPS"); do
 		plain pinned_plain "taskset -c 0"
 		observed pinned_observer_cpu1 "taskset -c 0" "taskset -c 1"
 		observed pinned_observer_cpu0 "taskset -c 0" "taskset -c 0"
+		floor pinned_hooks_floor "taskset -c 0"
 	fi
 	if [ "$MODE" != pinned ]; then
 		taskset -a -pc "$ALL_CPUS" $MC > /dev/null
@@ -157,6 +188,7 @@ done
 if [ "$MODE" != unpinned ]; then
 	ratio pinned_observer_cpu1 pinned_plain
 	ratio pinned_observer_cpu0 pinned_plain
+	ratio pinned_hooks_floor pinned_plain
 fi
 [ "$MODE" = pinned ] || ratio unpinned_observer unpinned_plain
 kill $MC
