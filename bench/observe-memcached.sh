@@ -9,7 +9,8 @@
 # 32 flows on 2 threads, as fast as they go, observe unpinned.
 #
 #   [NETSTAGE=path] bench/observe-memcached.sh [-r REPS] [-l SECONDS]
-#                   [-F FLOWS] [-m pinned|unpinned|both] [-n] (root)
+#                   [-F FLOWS] [-m pinned|unpinned|both] [-n]
+#                   [-t "TRACEPOINT..."] (root)
 #
 # Pinned (memcached and client on CPU 0): unpinned loopback pays
 # cross-CPU wake-ups and moves by 10x between runs. The observer runs
@@ -18,7 +19,8 @@
 # records on the same CPU). -m both (the default) alternates pinned and
 # unpinned rounds. -n: no rate ladder. Pinned rounds also run the
 # client beside empty programs on observe's hooks: the floor no
-# observer on those hooks goes below on this machine.
+# observer on those hooks goes below on this machine (-t: the floor of
+# these tracepoints instead, sys_exit alone, say).
 set -u
 cd "$(dirname "$0")/.." || exit 1
 
@@ -28,13 +30,15 @@ MODE=both
 LADDER=1
 FLOWS=1
 PORT=$((22000 + RANDOM % 1000))
-while getopts "r:l:F:m:n" opt; do
+FLOOR_TPS=""
+while getopts "r:l:F:m:nt:" opt; do
 	case $opt in
 	r) REPS=$OPTARG ;;
 	l) LEN=$OPTARG ;;
 	F) FLOWS=$OPTARG ;;
 	m) MODE=$OPTARG ;;
 	n) LADDER=0 ;;
+	t) FLOOR_TPS=$OPTARG ;;
 	*) exit 2 ;;
 	esac
 done
@@ -126,8 +130,8 @@ plain() {		# name client-pinning
 floor() {		# name client-pinning
 	local pid tps
 
-	tps=$($NS --version | sed -n 's/^tracepoints: //p' |
-		tr ' ' '\n' | grep -v '^sched_' | tr '\n' ' ')
+	tps=${FLOOR_TPS:-$($NS --version | sed -n 's/^tracepoints: //p' |
+		tr ' ' '\n' | grep -v '^sched_' | tr '\n' ' ')}
 	build/bench/bare-hooks build/bench/bare-hooks.bpf.o $tps \
 		> "$OUT/bare.out" 2>&1 &
 	pid=$!
