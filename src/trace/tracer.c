@@ -13,6 +13,7 @@
 #include <bpf/libbpf.h>
 
 #include "core/common.h"
+#include "sys/heapwarm.h"
 #include "sys/privs.h"
 #include "stages.h"
 #include "trace/tracer.h"
@@ -214,6 +215,9 @@ static int attached(const struct tracer *t, size_t i)
 	return tracer_hook_used(&tracer_hook_table[i], t->side, t->sched);
 }
 
+/* What libbpf's load touches, the kernel's BTF above all: about 11 MiB. */
+#define TRACER_LOAD_HEAP (16 << 20)
+
 static struct stages_bpf *open_with(const struct tracer *t,
 				    const struct tracer_cfg *cfg,
 				    int fentry, int *err)
@@ -279,7 +283,10 @@ static struct stages_bpf *open_with(const struct tracer *t,
 	bpf_program__set_autoload(skel->progs.obs_flush,
 				  NS_IS_OBS(t->side) && !t->no_flush);
 	share_rx_clock(skel);
+	/* libbpf's parse of the kernel's BTF: pages in bulk (heapwarm.h). */
+	heap_warm(TRACER_LOAD_HEAP);
 	*err = stages_bpf__load(skel);
+	heap_cool();
 	if (*err) {
 		stages_bpf__destroy(skel);
 		return NULL;
