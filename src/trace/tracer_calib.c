@@ -22,6 +22,7 @@
 #define ENTRY_ROUNDS 2
 #define ENTRY_CALLS 200
 #define STATS_RUNS 100
+#define STATS_BATCHES 5
 
 void tracer_calib_open(struct tracer *t)
 {
@@ -99,27 +100,48 @@ out:
 		close(fd);
 }
 
-/*
- * With bpf_stats on: the run time it counts for the empty program,
- * run by BPF_PROG_TEST_RUN (it times those runs as it times a
- * tracepoint's: 40.6 ns both ways here). stats_ns stays 0 if it
- * cannot be had.
- */
-void tracer_calibrate_stats(struct tracer *t)
+/* The empty program's mean counted run time over `runs` test runs; < 0: none. */
+static double stats_batch(int prog, int runs)
 {
 	struct bpf_prog_info a = { 0 }, b = { 0 };
 	LIBBPF_OPTS(bpf_test_run_opts, run);
 	__u32 n = sizeof(a);
 	int i;
 
+	if (bpf_obj_get_info_by_fd(prog, &a, &n))
+		return -1;
+	for (i = 0; i < runs; i++)
+		if (bpf_prog_test_run_opts(prog, &run))
+			return -1;
+	if (bpf_obj_get_info_by_fd(prog, &b, &n) || b.run_cnt <= a.run_cnt)
+		return -1;
+	return (double)(b.run_time_ns - a.run_time_ns) /
+	       (b.run_cnt - a.run_cnt);
+}
+
+/*
+ * With bpf_stats on: the run time it counts for the empty program,
+ * run by BPF_PROG_TEST_RUN (it times those runs as it times a
+ * tracepoint's: 40.6 ns both ways here). The least of a few batches'
+ * means: an interrupt, or the host taking the vCPU, inside one run
+ * adds microseconds to its batch's mean, which could take the whole of
+ * the programs' share for bpf_stats' own (trace_cost_bpf_ns read 0
+ * once in a full suite on 2026-11-29, not seen again in six runs
+ * alone). stats_ns stays 0 if it cannot be had.
+ */
+void tracer_calibrate_stats(struct tracer *t)
+{
+	double m;
+	int i;
+
 	t->stats_ns = 0;
-	if (t->calib_prog < 0 || bpf_obj_get_info_by_fd(t->calib_prog, &a, &n))
+	if (t->calib_prog < 0)
 		return;
-	for (i = 0; i < STATS_RUNS; i++)
-		if (bpf_prog_test_run_opts(t->calib_prog, &run))
+	for (i = 0; i < STATS_BATCHES; i++) {
+		m = stats_batch(t->calib_prog, STATS_RUNS / STATS_BATCHES);
+		if (m < 0)
 			return;
-	if (!bpf_obj_get_info_by_fd(t->calib_prog, &b, &n) &&
-	    b.run_cnt > a.run_cnt)
-		t->stats_ns = (double)(b.run_time_ns - a.run_time_ns) /
-			      (b.run_cnt - a.run_cnt);
+		if (!i || m < t->stats_ns)
+			t->stats_ns = m;
+	}
 }
