@@ -52,6 +52,7 @@ command -v memcached > /dev/null || scripts/install-deps.sh
 NS=${NETSTAGE:-build/netstage}
 [ -x "$NS" ] || make -s || exit 1
 make -s bench-tools || exit 1
+. bench/lib.sh
 OUT=$(mktemp -d /tmp/netstage-observe.XXXXXX)
 trap 'kill $(jobs -p) 2> /dev/null; rm -rf "$OUT"' EXIT
 
@@ -128,25 +129,12 @@ plain() {		# name client-pinning
 # `netstage --version` lists them): what entering them costs, whatever
 # the programs do.
 floor() {		# name client-pinning
-	local pid tps
+	local tps
 
 	tps=${FLOOR_TPS:-$($NS --version | sed -n 's/^tracepoints: //p' |
 		tr ' ' '\n' | grep -v '^sched_' | tr '\n' ' ')}
-	build/bench/bare-hooks build/bench/bare-hooks.bpf.o $tps \
-		> "$OUT/bare.out" 2>&1 &
-	pid=$!
-	for _ in $(seq 100); do
-		grep -q attached "$OUT/bare.out" && break
-		kill -0 $pid 2> /dev/null || break
-		sleep 0.05
-	done
-	if grep -q attached "$OUT/bare.out"; then
-		plain "$1" "$2"
-	else
-		echo "  $1: $(cat "$OUT/bare.out")" >&2
-	fi
-	kill -INT $pid 2> /dev/null
-	wait $pid 2> /dev/null
+	# shellcheck disable=SC2086
+	bench_bare "$OUT/bare.out" "$1" $tps -- plain "$1" "$2"
 }
 
 median() {

@@ -90,26 +90,12 @@ run() {			# name args...
 # tracepoints (src/trace/tracer_hooks.c); with -s the kernel's
 # receive stamps as well, which --trace turned on before 2026-11-27.
 bare() {		# name [-s] args...
-	local name=$1 stamps="" pid i
+	local name=$1 stamps=""
 
 	shift
 	[ "${1:-}" = -s ] && { stamps=-s; shift; }
-	build/bench/bare-hooks build/bench/bare-hooks.bpf.o $stamps \
-		netif_receive_skb sk_data_ready net_dev_start_xmit \
-		> "$OUT/bare.out" 2>&1 &
-	pid=$!
-	for i in $(seq 100); do
-		grep -q attached "$OUT/bare.out" && break
-		kill -0 $pid 2> /dev/null || break
-		sleep 0.05
-	done
-	if grep -q attached "$OUT/bare.out"; then
-		run "$name" "$@"
-	else
-		echo "  $name: $(cat "$OUT/bare.out")" >&2
-	fi
-	kill $pid 2> /dev/null
-	wait $pid 2> /dev/null
+	bench_bare "$OUT/bare.out" "$name" $stamps netif_receive_skb \
+		sk_data_ready net_dev_start_xmit -- run "$name" "$@"
 }
 
 # A server of its own (untraced) and a client traced with ARGS: what one
