@@ -7,7 +7,11 @@
  * of the bracket their four stamps make, clock.h) is the run's most
  * common one are each a connection's two records. The clocks are
  * fitted from those, and the ends then pair by port and time on the
- * client's clock as on one. Pure arithmetic, no I/O.
+ * client's clock as on one. The common difference is found among the
+ * pairs of at most 20,000 client records spread over the run (a long
+ * run reuses each port many times: every use pairs with every other),
+ * then the pairs of every record within its window are fitted. Pure
+ * arithmetic, no I/O.
  */
 #ifndef NETSTAGE_TRACE_PORTFIT_H
 #define NETSTAGE_TRACE_PORTFIT_H
