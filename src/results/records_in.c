@@ -151,7 +151,7 @@ static enum ns_side side_of(const char *header, enum ns_side end)
 
 	if (NS_IS_OBS(end))
 		return end;
-	for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+	for (k = 0; k < ARRAY_SIZE(kinds); k++) {
 		d = stage_defs(end | kinds[k]);
 		n = stage_count(end | kinds[k]);
 		for (i = 0; i < n && has_column(header, d[i].name); i++)

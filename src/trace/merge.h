@@ -37,8 +37,9 @@ struct ustamps {
 	/*
 	 * udp_rr server: 1 + the client's number of the request (as the
 	 * client's BPF numbers it), so both ends name it alike; 0: none.
-	 * And the client's port: flows share the socket, and a record
-	 * merged later (--trace-sample) is another datagram's by then.
+	 * udp_rr: the client's port as this datagram names it: a server's
+	 * flows share its socket, and a record merged later
+	 * (--trace-sample) finds the flow on another datagram.
 	 */
 	uint64_t peer_seq;
 	uint16_t peer_port;

@@ -8,14 +8,15 @@
 
 /*
  * One pass over the pairs of a client record and a server record of
- * its port: their clock differences (mid, when lo > hi), or the
- * exchanges of those whose difference lies in [lo, hi] (ex).
+ * its port: their clock differences (mid), or, fitting, the exchanges
+ * of those whose difference lies in [lo, hi] (ex).
  */
 struct pass {
 	const struct join_table *c;
 	const struct join_rec **srv;	/* s's records by port */
 	long ns;
 	long stride;			/* every stride-th client record */
+	int fitting;
 	int64_t lo, hi;
 	int64_t *mid;
 	struct clock_exchange *ex;
@@ -71,19 +72,19 @@ static int exchange(const struct join_rec *c, const struct join_rec *s,
 
 static void add(struct pass *p, const struct clock_exchange *x, int64_t mid)
 {
-	if (p->lo <= p->hi && (mid < p->lo || mid > p->hi))
+	if (p->fitting && (mid < p->lo || mid > p->hi))
 		return;
 	if (p->n == p->cap) {
 		p->cap = p->cap ? 2 * p->cap : 1024;
-		if (p->lo > p->hi)
-			p->mid = xrealloc(p->mid, p->cap, sizeof(*p->mid));
-		else
+		if (p->fitting)
 			p->ex = xrealloc(p->ex, p->cap, sizeof(*p->ex));
+		else
+			p->mid = xrealloc(p->mid, p->cap, sizeof(*p->mid));
 	}
-	if (p->lo > p->hi)
-		p->mid[p->n++] = mid;
-	else
+	if (p->fitting)
 		p->ex[p->n++] = *x;
+	else
+		p->mid[p->n++] = mid;
 }
 
 static void run(struct pass *p)
@@ -136,7 +137,7 @@ static int mode(int64_t *v, long n, int64_t width, int64_t *at)
 int portfit(const struct join_table *c, const struct join_table *s,
 	    struct clock_fit *f)
 {
-	struct pass p = { .c = c, .ns = s->n, .lo = 1, .hi = 0 };
+	struct pass p = { .c = c, .ns = s->n };
 	int64_t width, at = 0;
 	long i;
 	int rc = -1;
@@ -153,6 +154,7 @@ int portfit(const struct join_table *c, const struct join_table *s,
 	if (!mode(p.mid, p.n, width, &at)) {
 		/* Every record's pairs of about that difference. */
 		p.stride = 1;
+		p.fitting = 1;
 		p.lo = at - width;
 		p.hi = at + width;
 		p.cap = 0;

@@ -48,7 +48,7 @@ static int traced(struct worker *w, struct flow *f, uint64_t sent,
 {
 	struct ustamps u = {
 		.app_send = sent, .epoll_ret = epoll_ret, .app_done = done,
-		.peer_seq = peer_seq, .peer_port = peer_seq ? f->port : 0,
+		.peer_seq = peer_seq, .peer_port = f->port,
 	};
 
 	return trace_worker_done(w->tw, f, &u);

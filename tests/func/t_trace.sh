@@ -539,18 +539,22 @@ arrival_sets() {
 # in flight), not for a server's many (4,096, and 316 ns a packet where
 # 64 take 152: docs/performance.md).
 t_trace_server_learns_its_clients_burst() {
-	local pid sets=
+	local pid cli sets=
 
 	need_root
 	start_server tcp_rr --trace --trace-sample 10
 	ns tcp_rr -c -H 127.0.0.1 -C "$CPORT" -l 2 -q --trace \
 		--trace-sample 10 --burst 4 --output-format kv > out 2> err &
-	sleep 1
-	# The server (and its stats helper), not the timeout that runs it.
-	for pid in $(ours "^$NETSTAGE tcp_rr --trace --trace-sample 10"); do
-		sets="$sets$(arrival_sets "$pid")"
+	cli=$!
+	# The server (and its stats helper), not the timeout that runs it,
+	# once it has loaded for this client (while the client runs).
+	while [ -z "$sets" ] && kill -0 "$cli" 2> /dev/null; do
+		for pid in $(ours "^$NETSTAGE tcp_rr --trace --trace-sample 10"); do
+			sets="$sets$(arrival_sets "$pid")"
+		done
+		[ -n "$sets" ] || sleep 0.1
 	done
-	wait $!
+	wait "$cli"
 	stop_server
 	expect_eq "$sets" 64 "the server's arrival sets"
 	expect_eq "$(key out server.trace_incomplete)" 0 "server incomplete"
