@@ -8,12 +8,15 @@
 # throughput as a ratio to the first's.
 #
 #   bench/program-cost.sh [-r ROUNDS] [-b "BITS BITS ..."] [-o OTHER] [-P]
+#                         [-a "ARGS"]
 #
 # Default bits "14 10 6": the most (1 MiB, a server's or observe's),
 # 64 KiB, one page (a one-flow run's own choice). -o runs another build
 # of netstage too (OTHER: its binary), each of the bits with both, so
 # that a change's cost is measured against its parent side by side.
-# -P runs unpinned. As root.
+# -P runs unpinned. -a adds netstage arguments to every run (say
+# "--rate 5000", whose 31 messages in flight load the many_ programs).
+# As root.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 
@@ -21,12 +24,14 @@ ROUNDS=6
 BITS="14 10 6"
 PIN="taskset -c 0"
 OTHER=
-while getopts "r:b:o:P" opt; do
+ARGS=
+while getopts "r:b:o:Pa:" opt; do
 	case $opt in
 	r) ROUNDS=$OPTARG ;;
 	b) BITS=$OPTARG ;;
 	o) OTHER=$OPTARG ;;
 	P) PIN="" ;;
+	a) ARGS=$OPTARG ;;
 	*) exit 2 ;;
 	esac
 done
@@ -49,7 +54,7 @@ run() {
 
 	case $1 in o*) bin=$OTHER bits=${1#o} ;; esac
 	NETSTAGE_BENCH_ARRIVAL_SET_BITS=$bits $PIN $bin tcp_rr --local -l 3 \
-		--trace -o throughput > "$base.out" 2> /dev/null &
+		--trace $ARGS -o throughput > "$base.out" 2> /dev/null &
 	pid=$!
 	sleep 1
 	bpftool prog show -j > "$base.a.json"

@@ -244,7 +244,7 @@ static struct stages_bpf *open_with(const struct tracer *t,
 	skel->rodata->sample = cfg->sample;
 	skel->rodata->control = cfg->control;
 	skel->rodata->inflight = cfg->inflight;
-	skel->rodata->batch = batch_of(t, cfg);
+	skel->rodata->batch = t->batch;
 	skel->rodata->observe_tgid = cfg->observe_tgid;
 	skel->rodata->observe_netns = cfg->observe_netns;
 	skel->rodata->lean = t->lean;
@@ -272,8 +272,8 @@ static struct stages_bpf *open_with(const struct tracer *t,
 		struct bpf_program *fe, *tp;
 		int use;
 
-		tp = tracer_hook_prog(skel->obj, h, t->side, 0);
-		fe = tracer_hook_prog(skel->obj, h, t->side, 1);
+		tp = tracer_hook_prog(skel->obj, h, t, 0);
+		fe = tracer_hook_prog(skel->obj, h, t, 1);
 		use = attached(t, i) && !t->missing[i];
 		if (fe)
 			bpf_program__set_autoload(fe, fentry && use);
@@ -310,7 +310,7 @@ static int attach(struct tracer *t, int fentry, char *why, size_t len)
 				      "%s%s:none", n ? "," : "", h->name);
 			continue;
 		}
-		p = tracer_hook_prog(t->skel->obj, h, t->side, fe);
+		p = tracer_hook_prog(t->skel->obj, h, t, fe);
 		t->links[i] = p ? bpf_program__attach(p) : NULL;
 		if (!t->links[i]) {
 			snprintf(why, len, "tracing off: cannot attach %s: %s",
@@ -468,6 +468,7 @@ struct tracer *tracer_open(const struct tracer_cfg *cfg, char *why,
 	if (tracer_find_missing(t, why, len))
 		goto fail;
 	t->lean = can_be_lean(t, cfg);
+	t->batch = batch_of(t, cfg);
 	t->skel = open_tries(t, cfg, &fentry, &err);
 	if (!t->skel) {
 		snprintf(why, len, "tracing off: %s", load_reason(err));

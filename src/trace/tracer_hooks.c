@@ -24,12 +24,13 @@ const struct hook tracer_hook_table[NS_P_COUNT] = {
 		"NETIF_RX is the kernel's receive stamp, which "
 		"loopback and veth take after IP receive and "
 		"netfilter" },
-	[NS_P_DATA_READY] = { "sk_data_ready", NULL, "sk_data_ready", 0 },
+	[NS_P_DATA_READY] = { "sk_data_ready", NULL, "sk_data_ready", 0,
+		NULL, 0, 1 },
 	[NS_P_RECV] = { "sock_recv_length", NULL, "sock_recv_length", 0 },
 	[NS_P_TCP_SEND] = { "tcp_sendmsg_locked", NULL, "tcp_sendmsg_locked",
 		ONLY_OBSERVE },
 	[NS_P_XMIT] = { "dev_hard_start_xmit", "dev_hard_start_xmit",
-		"net_dev_start_xmit", 0, NULL, 1 },
+		"net_dev_start_xmit", 0, NULL, 1, 1 },
 	[NS_P_SEND] = { "sock_send_length", NULL, "sock_send_length", 0 },
 	[NS_P_STATE] = { "inet_sock_set_state", NULL, "inet_sock_set_state",
 		ONLY_CONNECTIONS },
@@ -67,16 +68,19 @@ int tracer_hook_used(const struct hook *h, enum ns_side side, int sched)
 }
 
 struct bpf_program *tracer_hook_prog(const struct bpf_object *obj,
-				     const struct hook *h, enum ns_side side,
-				     int fentry)
+				     const struct hook *h,
+				     const struct tracer *t, int fentry)
 {
 	const char *name = fentry ? h->fentry : h->tp_btf;
 	char own[64];
 
 	if (!name)
 		return NULL;
-	if (h->obs_own && NS_IS_OBS(side)) {
+	if (h->obs_own && NS_IS_OBS(t->side)) {
 		snprintf(own, sizeof(own), "obs_%s", name);
+		name = own;
+	} else if (h->many_own && t->batch >= TRACER_MANY) {
+		snprintf(own, sizeof(own), "many_%s", name);
 		name = own;
 	}
 	return bpf_object__find_program_by_name(obj, name);

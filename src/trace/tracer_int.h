@@ -29,7 +29,15 @@ struct hook {
 	const char *without;
 	/* observe loads its own programs: obs_ and the names above */
 	int obs_own;
+	/* so does a side of many messages in flight: many_ (TRACER_MANY) */
+	int many_own;
 };
+
+/*
+ * From this many messages in flight a side's loops over them run under
+ * bpf_loop() (the many_ programs): checked once, not once a message.
+ */
+#define TRACER_MANY 8
 
 #define ONLY_OBSERVE 2
 #define ONLY_SCHED 3
@@ -40,10 +48,11 @@ struct hook {
 extern const struct hook tracer_hook_table[NS_P_COUNT];
 /* Does this side (and --trace-sched) use hook h? */
 int tracer_hook_used(const struct hook *h, enum ns_side side, int sched);
-/* Hook h's fentry (or tracepoint) program for this side, or NULL. */
+struct tracer;
+/* Hook h's fentry (or tracepoint) program for tracer t, or NULL. */
 struct bpf_program *tracer_hook_prog(const struct bpf_object *obj,
-				     const struct hook *h, enum ns_side side,
-				     int fentry);
+				     const struct hook *h,
+				     const struct tracer *t, int fentry);
 
 struct tracer {
 	struct stages_bpf *skel;
@@ -56,6 +65,7 @@ struct tracer {
 	enum ns_side side;	/* NS_BPF_SIDE(): what BPF sees */
 	int sched;		/* --trace-sched */
 	int lean;		/* without the recv and send length hooks */
+	uint32_t batch;		/* most messages a socket has in flight */
 	int missing[NS_P_COUNT];	/* the kernel lacks its tracepoint */
 	int retrans_err;	/* tcp_retransmit_skb passes the error */
 	int no_fentry;		/* the kernel refused a probe's fentry */

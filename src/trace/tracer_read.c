@@ -142,10 +142,10 @@ int tracer_stats(struct tracer *t, struct tracer_stats *s)
 		const struct hook *h = &tracer_hook_table[i];
 		const struct bpf_object *o = t->skel->obj;
 
-		err = add_prog_stats(tracer_hook_prog(o, h, t->side, 0),
+		err = add_prog_stats(tracer_hook_prog(o, h, t, 0),
 				     &s->run_ns[i], &s->runs[i]);
 		if (!err)
-			err = add_prog_stats(tracer_hook_prog(o, h, t->side, 1),
+			err = add_prog_stats(tracer_hook_prog(o, h, t, 1),
 					     &s->run_ns[i], &s->runs[i]);
 		if (err)
 			return err;
