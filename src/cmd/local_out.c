@@ -116,6 +116,7 @@ int local_write_files(const struct local *l, const struct waterfall *w,
 		/* One BPF object served both ends: the client's says it. */
 		.hooks = kv_get(&l->side[0]->keys, "trace_hooks"),
 		.options = &l->side[0]->options,
+		.perfetto = html_perfetto_name(l->report, l->perfetto),
 	};
 	struct report_args a = { w, &m, o->perfetto_every };
 	int rc = 0;

@@ -1,4 +1,6 @@
 #include <inttypes.h>
+#include <libgen.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +10,7 @@
 
 #include "core/common.h"
 #include "output/html_report.h"
+#include "trace/perfetto.h"
 #include "version.h"
 
 /* The page's script and style, from src/html/ (Makefile). */
@@ -97,6 +100,10 @@ static void meta(FILE *f, const struct waterfall *w,
 	}
 	fputc(']', f);
 	clock_meta(f, w);
+	if (m->perfetto) {
+		fputs(",\"perfetto\":", f);
+		json_string(f, m->perfetto);
+	}
 	fputs(",\"options\":{\n", f);
 	if (m->options)
 		kv_json_members(m->options, f, 0);
@@ -255,7 +262,14 @@ static int by_latency_desc(const void *a, const void *b)
 	return x > y ? -1 : x < y;
 }
 
-static void slowest(FILE *f, const struct waterfall *w, uint64_t t0)
+/*
+ * zero: the --perfetto file's time zero, or UINT64_MAX (none). Each
+ * row then gives its span in the file's ns (from its client's first
+ * boundary, which is its transaction slice's start, for its latency),
+ * where the page zooms Perfetto.
+ */
+static void slowest(FILE *f, const struct waterfall *w, uint64_t t0,
+		    uint64_t zero)
 {
 	long *idx = xcalloc(w->nkept ? w->nkept : 1, sizeof(*idx)), i;
 	int r;
@@ -269,9 +283,13 @@ static void slowest(FILE *f, const struct waterfall *w, uint64_t t0)
 		const uint64_t *v = waterfall_kept(w, idx[i]);
 
 		fprintf(f, "%s\n{\"t\":%.6f,\"latency\":%.3f,\"flow\":%" PRIu64
-			",\"seq\":%" PRIu64 ",\"retransmitted\":%s,\"rows\":[",
+			",\"seq\":%" PRIu64 ",\"retransmitted\":%s,",
 			i ? "," : "", (v[0] - t0) / 1e9, v[1] / 1e3, v[2], v[3],
 			v[5] ? "true" : "false");
+		if (zero != UINT64_MAX && v[0] >= zero)
+			fprintf(f, "\"span_ns\":[%" PRIu64 ",%" PRIu64 "],",
+				v[0] - zero, v[0] - zero + v[1]);
+		fputs("\"rows\":[", f);
 		for (r = 0; r < w->plan.nrows; r++)
 			fprintf(f, "%s%.3f", r ? "," : "",
 				v[WATERFALL_KEPT_HEAD + r] / 1e3);
@@ -279,6 +297,27 @@ static void slowest(FILE *f, const struct waterfall *w, uint64_t t0)
 	}
 	fputs("]", f);
 	free(idx);
+}
+
+/* realpath() of path's directory into buf, or NULL. */
+static char *dir_of(const char *path, char *buf)
+{
+	char *copy = xstrdup(path), *r = realpath(dirname(copy), buf);
+
+	free(copy);
+	return r;
+}
+
+const char *html_perfetto_name(const char *report, const char *perfetto)
+{
+	char a[PATH_MAX], b[PATH_MAX];
+	const char *name;
+
+	if (!report || !perfetto || !dir_of(report, a) ||
+	    !dir_of(perfetto, b) || strcmp(a, b))
+		return NULL;
+	name = strrchr(perfetto, '/');
+	return name ? name + 1 : perfetto;
 }
 
 int html_report_write(FILE *f, const struct waterfall *w,
@@ -303,7 +342,8 @@ int html_report_write(FILE *f, const struct waterfall *w,
 	fputs(",\n", f);
 	intervals(f, w, m->interval_s);
 	fputs(",\n", f);
-	slowest(f, w, t0);
+	slowest(f, w, t0, m->perfetto ? perfetto_zero_ns(w->t, w->n) :
+					UINT64_MAX);
 	fprintf(f, "}\n</script>\n<script>\n%s</script>\n</body></html>\n",
 		report_js);
 	return ferror(f) ? -1 : 0;

@@ -24,7 +24,19 @@ struct html_meta {
 	const struct kv_list *options;
 	/* Side i's (w->t[i]'s) result keys, or NULL: its trace_* ones. */
 	const struct kv_list *keys[2];
+	/*
+	 * The --perfetto file of the same tables, named from the report's
+	 * directory (html_perfetto_name()): the slowest rows link to their
+	 * slices in it. NULL: no link.
+	 */
+	const char *perfetto;
 };
+
+/*
+ * The Perfetto file's name as the report reaches it, if both are in
+ * one directory (the page fetches it beside itself), else NULL.
+ */
+const char *html_perfetto_name(const char *report, const char *perfetto);
 
 /* 0, or -1 if writing failed. */
 int html_report_write(FILE *f, const struct waterfall *w,

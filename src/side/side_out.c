@@ -170,6 +170,8 @@ static int write_report(struct side *s, const struct run_results *r,
 		.workload = r->workload, .interval_s = s->o->interval,
 		.hooks = kv_get(&r->keys, "trace_hooks"),
 		.options = &r->options, .keys = { &r->keys },
+		.perfetto = s->perfetto.f ? html_perfetto_name(s->report.path,
+							s->perfetto.path) : NULL,
 	};
 	int rc;
 

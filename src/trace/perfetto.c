@@ -6,8 +6,7 @@
 #include "trace/merge.h"
 #include "trace/perfetto.h"
 
-/* The earliest boundary of every record: the trace's time zero. */
-static uint64_t base_of(const struct join_table *t, int n)
+uint64_t perfetto_zero_ns(const struct join_table *t, int n)
 {
 	uint64_t base = UINT64_MAX;
 	long r;
@@ -325,7 +324,7 @@ static void sampled(FILE *f, const struct join_table *t, int n, char **in,
 int perfetto_write(FILE *f, const struct join_table *all, int n,
 		   const struct clock_fit *fit, int aligned, int every)
 {
-	uint64_t base = base_of(all, n);
+	uint64_t base = perfetto_zero_ns(all, n);
 	char **in;
 	struct join_table t;
 	long r, *tid;

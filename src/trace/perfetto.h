@@ -16,6 +16,7 @@
 #ifndef NETSTAGE_TRACE_PERFETTO_H
 #define NETSTAGE_TRACE_PERFETTO_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "trace/clock.h"
@@ -31,5 +32,11 @@
  */
 int perfetto_write(FILE *f, const struct join_table *t, int n,
 		   const struct clock_fit *fit, int aligned, int every);
+/*
+ * The file's time zero: the earliest boundary of every record of the
+ * same tables (ns, CLOCK_MONOTONIC). A slice's ts is its start less
+ * this, in us.
+ */
+uint64_t perfetto_zero_ns(const struct join_table *t, int n);
 
 #endif

@@ -6,6 +6,7 @@ CHECK_WATERFALL="python3 $(pwd)/tests/func/check_waterfall.py"
 CHECK_PERFETTO="python3 $(pwd)/tests/func/check_perfetto.py"
 CHECK_REPORT="python3 $(pwd)/tests/func/check_report.py"
 CHECK_SCHED="python3 $(pwd)/tests/func/check_sched.py"
+CHECK_LINKS="python3 $(pwd)/tests/func/check_perfetto_links.py"
 SMALL_RCVBUF=$(pwd)/tests/func/small-rcvbuf.lua
 # Chrome DevTools' trace engine, which scripts/install-deps.sh puts in
 # build-node/: the file must load in it with every slice nested.
@@ -307,6 +308,37 @@ t_trace_html_report() {
 	$CHECK_REPORT dom.html 8 || fail "server report"
 	expect_usage_error "option --report: needs --trace (records)" \
 		tcp_rr --local --report r.html
+}
+
+# --report beside --perfetto: each slowest row links to its transaction
+# in the file (ui.perfetto.dev zoomed to it, its slices listed), checked
+# against the slices found in the file by their args. A report in
+# another directory than the file has no links (its page could not
+# fetch the file).
+t_trace_report_links_its_perfetto_slices() {
+	need_root
+
+	command -v chromium > /dev/null || { echo "no chromium"; exit "$SKIP"; }
+	ns tcp_rr --local -l 1 -q --trace --report r.html --perfetto p.json \
+		> out 2> err
+	render_report r.html
+	$CHECK_REPORT dom.html err --keys out || fail "report"
+	$CHECK_LINKS r.html dom.html p.json || fail "links"
+	# A click on a page opened as a file says how to serve it, as
+	# Perfetto takes no trace from a file:// page.
+	sed 's|</body>|<script>document.querySelector("a.perfetto").click()</script></body>|' \
+		r.html > click.html
+	render_report click.html
+	grep -q 'id="perfetto-note">Perfetto takes a trace only from a page served over http: .*python3 -m http.server -b 127.0.0.1 8000.* and open http://127.0.0.1:8000/click.html, where each link opens p.json' \
+		dom.html || fail "file:// click: $(grep -o 'id="perfetto-note"[^<]*' dom.html)"
+	mkdir -p elsewhere
+	ns tcp_rr --local -l 1 -q --trace --report r.html \
+		--perfetto elsewhere/p.json > out 2> err
+	render_report r.html
+	$CHECK_REPORT dom.html err --keys out || fail "report elsewhere"
+	if grep -q 'class="perfetto"' dom.html; then
+		fail "a link to a file the page cannot reach"
+	fi
 }
 
 t_trace_stage_columns_in_samples_csv() {

@@ -396,6 +396,64 @@
 		app.appendChild(t);
 	}
 
+	// Perfetto's UI takes a trace from the page that opened it, by
+	// postMessage() once it answers PING with PONG, and zooms to
+	// visStart..visEnd (ns) and runs `query` on it (perfetto.dev,
+	// "Deep linking to the Perfetto UI"). Browsers keep file:// pages
+	// from this: such a page says how to serve itself instead.
+	var PERFETTO = "https://ui.perfetto.dev";
+
+	function perfettoHref(x) {
+		var a = x.span_ns[0], b = x.span_ns[1];
+		var pad = Math.max(1000, Math.round((b - a) / 10));
+		var lo = Math.max(0, a - pad);
+		// Its halves on both sides: the client's and the server's.
+		var q = "select id, ts, dur, name from slice where name = " +
+			"'transaction' and extract_arg(arg_set_id, " +
+			"'args.seq') = " + x.seq + " and ts between " +
+			lo + " and " + b;
+		return PERFETTO + "/?visStart=" + lo + "&visEnd=" +
+			(b + pad) + "&query=" + encodeURIComponent(q);
+	}
+
+	function servedNote() {
+		var page = location.pathname.replace(/.*\//, "");
+		return "Perfetto takes a trace only from a page served over " +
+			"http: browsers keep a file:// page from handing it " +
+			"over. In this page's directory run \u201cpython3 -m " +
+			"http.server -b 127.0.0.1 8000\u201d and open " +
+			"http://127.0.0.1:8000/" + page + ", where each link " +
+			"opens " + D.meta.perfetto + " in Perfetto at its " +
+			"transaction.";
+	}
+
+	function openPerfetto(ev, note) {
+		ev.preventDefault();
+		if (location.protocol === "file:") {
+			note.textContent = servedNote();
+			return;
+		}
+		var win = window.open(ev.currentTarget.href);
+		if (!win)
+			return;
+		fetch(D.meta.perfetto).then(function (r) {
+			return r.arrayBuffer();
+		}).then(function (buf) {
+			var ping = setInterval(function () {
+				win.postMessage("PING", PERFETTO);
+			}, 100);
+			window.addEventListener("message", function pong(e) {
+				if (e.source !== win || e.data !== "PONG")
+					return;
+				clearInterval(ping);
+				window.removeEventListener("message", pong);
+				win.postMessage({ perfetto: { buffer: buf,
+					title: "netstage " + D.meta.workload,
+					fileName: D.meta.perfetto } }, PERFETTO);
+			});
+		});
+	}
+
 	function slowest() {
 		var W = 360;
 		section("The slowest transactions", "Of the joined records, " +
@@ -403,10 +461,16 @@
 			"stages in the rows' colours (the client's remote as " +
 			"the rows that split it), the widest named, and " +
 			"\u201cretransmitted\u201d where TCP resent its bytes " +
-			"before the response came.");
+			"before the response came." + (D.meta.perfetto ?
+			" \u201copen\u201d shows it in Perfetto, from " +
+			D.meta.perfetto + " beside this page." : ""));
 		var t = el("table", { id: "slowest" });
 		var h = el("tr");
-		["t (s)", "flow", "seq", "latency", "mostly", ""].forEach(
+		var linked = !!D.meta.perfetto;
+		var note = el("p", { class: "lead", id: "perfetto-note" });
+		// The link before the bar, which a narrow window cuts.
+		["t (s)", "flow", "seq", "latency", "mostly"].concat(
+			linked ? ["Perfetto"] : [], [""]).forEach(
 			function (c) { h.appendChild(el("th", {}, c)); });
 		t.appendChild(h);
 		var max = D.slowest.length ? D.slowest[0].latency : 1;
@@ -445,11 +509,25 @@
 				(x.retransmitted ? ", retransmitted" : "")));
 			tr.appendChild(most);
 			var td = el("td");
+			if (linked) {
+				if (x.span_ns) {
+					var a = el("a", { href: perfettoHref(x),
+						class: "perfetto" }, "open");
+					a.addEventListener("click", function (ev) {
+						openPerfetto(ev, note);
+					});
+					td.appendChild(a);
+				}
+				tr.appendChild(td);
+				td = el("td");
+			}
 			td.appendChild(g);
 			tr.appendChild(td);
 			t.appendChild(tr);
 		});
 		app.appendChild(t);
+		if (linked)
+			app.appendChild(note);
 	}
 
 	function run() {
