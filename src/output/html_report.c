@@ -264,9 +264,9 @@ static int by_latency_desc(const void *a, const void *b)
 
 /*
  * zero: the --perfetto file's time zero, or UINT64_MAX (none). Each
- * row then gives its span in the file's ns (from its client's first
- * boundary, which is its transaction slice's start, for its latency),
- * where the page zooms Perfetto.
+ * row then gives its span in the file's ns (from its first side's
+ * first boundary, where that side's transaction slice starts, for its
+ * latency), where the page zooms Perfetto.
  */
 static void slowest(FILE *f, const struct waterfall *w, uint64_t t0,
 		    uint64_t zero)

@@ -79,7 +79,8 @@ struct bpf_program *tracer_hook_prog(const struct bpf_object *obj,
 	if (h->obs_own && NS_IS_OBS(t->side)) {
 		snprintf(own, sizeof(own), "obs_%s", name);
 		name = own;
-	} else if (h->many_own && t->batch >= TRACER_MANY) {
+	} else if (h->many_own && !NS_IS_OBS(t->side) &&
+		   t->batch >= TRACER_MANY) {
 		snprintf(own, sizeof(own), "many_%s", name);
 		name = own;
 	}

@@ -36,6 +36,7 @@ struct hook {
 /*
  * From this many messages in flight a side's loops over them run under
  * bpf_loop() (the many_ programs): checked once, not once a message.
+ * Not observe's, whose walks are its obs_ programs' own.
  */
 #define TRACER_MANY 8
 

@@ -436,7 +436,7 @@
 		var win = window.open(ev.currentTarget.href);
 		if (!win)
 			return;
-		fetch(D.meta.perfetto).then(function (r) {
+		fetch(encodeURIComponent(D.meta.perfetto)).then(function (r) {
 			return r.arrayBuffer();
 		}).then(function (buf) {
 			var ping = setInterval(function () {
