@@ -783,8 +783,8 @@ PY
 # many readable. Each is stamped, at --burst 4 (a loop the verifier
 # checks once a message) and at 8 (the many_ programs, whose walk is a
 # bpf_loop()): the client's records whole but for a few in a hundred
-# (one of them stamped twice and the last skipped left 38% incomplete),
-# both files consistent.
+# (a walk that stamped a packet's first message twice and skipped its
+# last left 16-56% incomplete), both files consistent.
 t_trace_paced_packets_carry_many_messages() {
 	need_root
 	local b
