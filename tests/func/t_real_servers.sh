@@ -270,14 +270,23 @@ for r in rows:
 EOF
 }
 
+# Also: observe, which cannot know how many requests its server keeps
+# in flight, loads its own hand-off program (its walk a bpf_loop()) and
+# the plain wake-up one, never the many_ ones of a --rate side.
 t_observe_picks_up_connections_already_open() {
 	need_root
-	local o
+	local o progs
 
 	start_memcached
 	load_memcached -F 2 -l 50
-	ns observe --port "$DPORT" -l 1 > obs.out 2> obs.err
+	ns observe --port "$DPORT" -l 1 > obs.out 2> obs.err &
+	progs=$(loaded_progs $! "^$NETSTAGE observe --port $DPORT")
+	wait $!
 	stop_load
+	expect_eq "$(echo "$progs" |
+		grep -x 'sk_data_ready\|[a-z]*_net_dev_start_xmit' | tr '\n' ' ')" \
+		"obs_net_dev_start_xmit sk_data_ready " \
+		"observe's wake-up and hand-off programs (of $(echo $progs))"
 	o=$(key obs.out num_transactions)
 	expect_gt "$o" 0 "observed transactions"
 	# Met mid-stream, each connection is timed from its next request.

@@ -563,6 +563,36 @@ arrival_sets() {
 	done
 }
 
+# prog_names PID: the BPF programs process PID holds, by name (their
+# ids from its descriptors' fdinfo, named by one bpftool listing).
+prog_names() {
+	local ids
+
+	ids=$(sed -n 's/^prog_id:[[:space:]]*//p' /proc/"$1"/fdinfo/* \
+		2> /dev/null | sort -u | tr '\n' ' ')
+	[ -n "$ids" ] || return 0
+	bpftool prog show | awk -v ids=" $ids" '
+		/^[0-9]+: / && index(ids, " " substr($1, 1, length($1) - 1) " ") {
+			for (i = 1; i < NF; i++)
+				if ($i == "name")
+					print $(i + 1)
+		}'
+}
+
+# loaded_progs PID PATTERN: every BPF program the processes matching
+# PATTERN (ours) held while PID ran, looked at every 0.1 s (libbpf
+# loads them one by one), a name a line.
+loaded_progs() {
+	local pid
+
+	while kill -0 "$1" 2> /dev/null; do
+		for pid in $(ours "$2"); do
+			prog_names "$pid"
+		done
+		sleep 0.1
+	done | sort -u
+}
+
 # A server on its own learns from the client's HELLO how many requests
 # a flow keeps in flight: going by its own --burst (1), a sampled server
 # skipped the wake-ups that began a bursting client's sampled requests
@@ -787,11 +817,19 @@ PY
 # last left 16-56% incomplete), both files consistent.
 t_trace_paced_packets_carry_many_messages() {
 	need_root
-	local b
+	local b p progs want
 
 	for b in 4 8; do
 		ns tcp_rr --local -l 1 -q --burst $b -m 20000 --trace \
-			--trace-records=tr.csv > out 2> err
+			--trace-records=tr.csv > out 2> err &
+		progs=$(loaded_progs $! "^$NETSTAGE tcp_rr --local -l 1 -q --burst $b")
+		wait $!
+		want="sk_data_ready net_dev_start_xmit"
+		[ "$b" -lt 8 ] || want="many_sk_data_ready many_net_dev_start_xmit"
+		for p in $want; do
+			echo "$progs" | grep -qx "$p" ||
+				fail "--burst $b: no $p among: $(echo $progs)"
+		done
 		expect_eq "$(key out client.num_mismatched)" 0 "mismatched"
 		expect_le $(($(key out client.trace_incomplete) * 100)) \
 			"$(key out client.num_transactions)" \
