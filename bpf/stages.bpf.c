@@ -1104,57 +1104,30 @@ static __always_inline int dev_xmit(const struct sk_buff *skb, const int obs,
 	return 0;
 }
 
-SEC("tp_btf/net_dev_start_xmit")
-int BPF_PROG(net_dev_start_xmit, const struct sk_buff *skb,
-	     const struct net_device *dev)
-{
-	if (empty)
-		return 0;
-	return dev_xmit(skb, 0, 0);
+/*
+ * A hand-off's two programs, the tracepoint's and fentry's (the same
+ * code on whichever the kernel allows): the benchmark's sides', many_
+ * (as many_sk_data_ready) and observe's obs_.
+ */
+#define XMIT_PROGS(tp, fe, obs, many)					\
+SEC("tp_btf/net_dev_start_xmit")					\
+int BPF_PROG(tp, const struct sk_buff *skb, const struct net_device *dev) \
+{									\
+	if (empty)							\
+		return 0;						\
+	return dev_xmit(skb, obs, many);				\
+}									\
+SEC("fentry/dev_hard_start_xmit")					\
+int BPF_PROG(fe, struct sk_buff *first)					\
+{									\
+	if (empty)							\
+		return 0;						\
+	return dev_xmit(first, obs, many);				\
 }
 
-SEC("fentry/dev_hard_start_xmit")
-int BPF_PROG(dev_hard_start_xmit, struct sk_buff *first)
-{
-	if (empty)
-		return 0;
-	return dev_xmit(first, 0, 0);
-}
-
-/* many: as many_sk_data_ready. */
-SEC("tp_btf/net_dev_start_xmit")
-int BPF_PROG(many_net_dev_start_xmit, const struct sk_buff *skb,
-	     const struct net_device *dev)
-{
-	if (empty)
-		return 0;
-	return dev_xmit(skb, 0, 1);
-}
-
-SEC("fentry/dev_hard_start_xmit")
-int BPF_PROG(many_dev_hard_start_xmit, struct sk_buff *first)
-{
-	if (empty)
-		return 0;
-	return dev_xmit(first, 0, 1);
-}
-
-SEC("tp_btf/net_dev_start_xmit")
-int BPF_PROG(obs_net_dev_start_xmit, const struct sk_buff *skb,
-	     const struct net_device *dev)
-{
-	if (empty)
-		return 0;
-	return dev_xmit(skb, 1, 0);
-}
-
-SEC("fentry/dev_hard_start_xmit")
-int BPF_PROG(obs_dev_hard_start_xmit, struct sk_buff *first)
-{
-	if (empty)
-		return 0;
-	return dev_xmit(first, 1, 0);
-}
+XMIT_PROGS(net_dev_start_xmit, dev_hard_start_xmit, 0, 0)
+XMIT_PROGS(many_net_dev_start_xmit, many_dev_hard_start_xmit, 0, 1)
+XMIT_PROGS(obs_net_dev_start_xmit, obs_dev_hard_start_xmit, 1, 0)
 
 /*
  * Retransmissions, logged in every mode (struct ns_retrans). They are
