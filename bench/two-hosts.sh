@@ -1,12 +1,12 @@
 #!/bin/bash
 # Two hosts on one (issue 42): how tight the clock fit gets, and what
 # the server's results cost the control connection. A traced tcp_rr
-# (or -w's) server in one network namespace, its clock made 5 ms ahead and 40 ppm
-# fast (NETSTAGE_TEST_CLOCK_SKEW, test only), a traced client in
-# another over veth; for each run length and request rate, the fit's
-# stated bounds beside its real error (the truth is known: the
-# namespaces share one clock), and the server's results frame (bytes,
-# bytes a record, the client's wait for it).
+# (or -w's) server in one network namespace, its clock made 5 ms ahead
+# and 40 ppm fast (NETSTAGE_TEST_CLOCK_SKEW, test only), a traced
+# client in another over veth; for each run length and request rate,
+# the fit's stated bounds beside its real error (the truth is known:
+# the namespaces share one clock), and the server's results frame
+# (bytes, bytes a record, the client's wait for it).
 #
 #   bench/two-hosts.sh [-l "1 3 10"] [-r "0 20000 2000"] [-n REPS]
 #                      [-w tcp_rr|udp_rr|tcp_crr] (root)

@@ -1,13 +1,15 @@
 /*
  * --report FILE.html: one self-contained page (inline SVG drawn by an
- * inline script from the run's figures, nothing fetched) with the
- * waterfall, each stage's latency histogram on a log axis, latency and
- * stage p50/p99 interval by interval, the slowest transactions stage by
- * stage, what each side could not time and why, and the run's options,
- * kernel, CPUs and trace hooks. The figures come from the joined records
- * (trace/waterfall.h, kept), the untimed ones from each side's trace_*
- * result keys; src/html/ holds the script and style built into the
- * binary.
+ * inline script from the run's figures, nothing fetched to draw it)
+ * with the waterfall, each stage's latency histogram on a log axis,
+ * latency and stage p50/p99 interval by interval, the slowest
+ * transactions stage by stage (each linked, with --perfetto beside the
+ * page, to its slices in ui.perfetto.dev: a click fetches that file),
+ * what each side could not time and why, and the run's options,
+ * kernel, CPUs and trace hooks. The figures come from the joined
+ * records (trace/waterfall.h, kept), the untimed ones from each side's
+ * trace_* result keys; src/html/ holds the script and style built into
+ * the binary.
  */
 #ifndef NETSTAGE_HTML_REPORT_H
 #define NETSTAGE_HTML_REPORT_H

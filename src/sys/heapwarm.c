@@ -6,8 +6,9 @@
 
 #include "sys/heapwarm.h"
 
-/* glibc's own defaults for both thresholds. */
+/* glibc's own default for both thresholds. */
 #define HEAP_DEFAULT_THRESHOLD (128 * 1024)
+/* Both while warm: blocks up to this stay on the heap, and freed ones. */
 #define HEAP_WARM_MAX (64 << 20)
 
 void heap_warm(size_t bytes)

@@ -127,7 +127,8 @@ static double stats_batch(int prog, int runs)
  * adds microseconds to its batch's mean, which could take the whole of
  * the programs' share for bpf_stats' own (trace_cost_bpf_ns read 0
  * once in a full suite on 2026-11-29, not seen again in six runs
- * alone). stats_ns stays 0 if it cannot be had.
+ * alone). A batch that fails ends it: the least of those before it,
+ * or 0 if the first failed.
  */
 void tracer_calibrate_stats(struct tracer *t)
 {

@@ -24,15 +24,6 @@
 #define STEP 100000ULL
 
 static void make_ports(struct join_table *c, struct join_table *s, long n,
-		       int64_t off, double ppm, int ports);
-
-static void make(struct join_table *c, struct join_table *s, long n,
-		 int64_t off, double ppm)
-{
-	make_ports(c, s, n, off, ppm, 300);
-}
-
-static void make_ports(struct join_table *c, struct join_table *s, long n,
 		       int64_t off, double ppm, int ports)
 {
 	long i;
@@ -62,6 +53,12 @@ static void make_ports(struct join_table *c, struct join_table *s, long n,
 				s->r[i].b[b] += (uint64_t)(off + llround(
 					(double)s->r[i].b[b] * ppm * 1e-6));
 	}
+}
+
+static void make(struct join_table *c, struct join_table *s, long n,
+		 int64_t off, double ppm)
+{
+	make_ports(c, s, n, off, ppm, 300);
 }
 
 static void t_fits_from_the_pairs_that_agree(void **state)
