@@ -149,9 +149,12 @@ $(BUILD)/bench/bare-hooks: $(BUILD)/bench/bare-hooks.o
 	$(call msg,LINK,$@)$(CC) $(LDFLAGS) -o $@ $^ -lbpf
 
 # The tests' reference timers (tests/ref/): BPF of their own, on other
-# events than netstage's, that the tests hold netstage's stages against.
-ref-tools: $(BUILD)/tests/ref/rxref
-.SECONDARY: $(BUILD)/tests/ref/rxref.bpf.o $(BUILD)/tests/ref/rxref.skel.h
+# events than netstage's, that the tests hold netstage's stages against;
+# and wakedelay, which holds wake-up calls up as a busy host does.
+REF_TOOLS := rxref wakedelay
+ref-tools: $(REF_TOOLS:%=$(BUILD)/tests/ref/%)
+.SECONDARY: $(REF_TOOLS:%=$(BUILD)/tests/ref/%.bpf.o) \
+	    $(REF_TOOLS:%=$(BUILD)/tests/ref/%.skel.h)
 
 $(BUILD)/tests/ref/%.bpf.o: tests/ref/%.bpf.c vmlinux/$(ARCH)/vmlinux.h
 	@mkdir -p $(@D)
@@ -160,7 +163,7 @@ $(BUILD)/tests/ref/%.bpf.o: tests/ref/%.bpf.c vmlinux/$(ARCH)/vmlinux.h
 $(BUILD)/tests/ref/%.skel.h: $(BUILD)/tests/ref/%.bpf.o
 	$(call msg,SKEL,$@)$(BPFTOOL) gen skeleton $< name $*_bpf > $@
 
-$(BUILD)/tests/ref/rxref: tests/ref/rxref.c $(BUILD)/tests/ref/rxref.skel.h
+$(BUILD)/tests/ref/%: tests/ref/%.c $(BUILD)/tests/ref/%.skel.h
 	$(call msg,CC,$@)$(CC) $(CFLAGS) -I$(BUILD)/tests/ref $(LDFLAGS) \
 		-o $@ $< -lbpf
 

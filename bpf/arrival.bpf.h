@@ -453,33 +453,46 @@ static __always_inline int udp_in_queue(const struct sk_buff_head *q,
 	return 0;
 }
 
+/* Is datagram w queued on UDP socket sk, for recv or behind what it reads? */
+static __always_inline int udp_still_queued(const struct sock *sk, __u32 w)
+{
+	const struct udp_sock *up = ro_cast(sk, struct udp_sock);
+
+	return udp_in_queue(&up->inet.sk.sk_receive_queue, w) ||
+	       udp_in_queue(&up->reader_queue, w);
+}
+
 /*
  * The arrival of the datagram a wake-up call of UDP socket sk follows;
  * 0: not known. It is this CPU's datagram (struct udp_cpu) if that was
- * sent to the socket's port and is queued on it, or the queue is empty
- * (the reader took the queue, and perhaps the datagram, before this
- * call); else the queue's tail (a batch). Without the arrival hook, the
+ * sent to the socket's port and is still queued (on the socket, or on
+ * the queue a reader moved it to, UDP's reader_queue), or the socket's
+ * queue is empty (a reader took the datagram before this call); else
+ * the queue's tail (a batch received as a list, where every arrival
+ * comes before the first delivery). *w: the datagram's skb (low 32
+ * bits of its address), 0 not known. Without the arrival hook, the
  * tail's own receive stamp.
  */
-static __always_inline __u64 udp_arrival(const struct sock *sk, __u64 now)
+static __always_inline __u64 udp_arrival(const struct sock *sk, __u64 now,
+					 __u32 *w)
 {
 	const struct sk_buff *tail =
 		ro_cast(sk, struct sock)->sk_receive_queue.prev;
 	struct udp_cpu *u;
-	__u32 k = 0, w;
+	__u32 k = 0;
 	__s64 s;
 
+	*w = sk->sk_receive_queue.qlen ? low32(tail) : 0;
 	if (!arrival_hook) {
 		s = tail->tstamp;
 		return s > real_offset ? s - real_offset : 0;
 	}
 	u = bpf_map_lookup_elem(&udp_cpu, &k);
 	if (u && u->w && u->dport == bpf_htons(sk->__sk_common.skc_num) &&
-	    (!sk->sk_receive_queue.qlen ||
-	     udp_in_queue(&sk->sk_receive_queue, u->w))) {
-		w = u->w;
+	    (!sk->sk_receive_queue.qlen || udp_still_queued(sk, u->w))) {
+		*w = u->w;
 		u->w = 0;
-		return udp_arrival_of(w, now);
+		return udp_arrival_of(*w, now);
 	}
 	return udp_arrival_of(low32(tail), now);
 }

@@ -87,8 +87,8 @@ static __always_inline struct ns_sk *new_storage(const struct sock *sk,
 static __always_inline int udp_ready(const struct sock *sk, struct ns_sk *st,
 				     __u64 now)
 {
-	__u64 arrival = udp_arrival(sk, now);
-	__u32 i;
+	__u32 i, w;
+	__u64 arrival = udp_arrival(sk, now, &w);
 
 	if (!arrival)
 		arrival = NO_ARRIVAL;
@@ -99,6 +99,7 @@ static __always_inline int udp_ready(const struct sock *sk, struct ns_sk *st,
 		st->udp_overflow = 1;
 		return 0;
 	}
+	st->udp_w[UDP_SLOT(i)] = w;
 	st->udp_q[UDP_SLOT(i)][1] = now;
 	st->udp_q[UDP_SLOT(i)][0] = arrival;
 	return 0;
@@ -130,6 +131,57 @@ static __always_inline __u32 tx_msg(const struct ns_sk *st)
 	return st->tx_msgs;
 }
 
+#define UDP_UNSWAP 4
+
+/* Stamps j1 to j2 of the socket's queue: j2's now j1's, and the rest one on. */
+static __always_inline void udp_rotate(struct ns_sk *st, __u32 j1, __u32 j2)
+{
+	__u64 a = st->udp_q[UDP_SLOT(j2)][0], d = st->udp_q[UDP_SLOT(j2)][1];
+	__u32 w = st->udp_w[UDP_SLOT(j2)], j;
+	int i;
+
+	for (i = 0; i < UDP_UNSWAP; i++) {
+		j = j2 - i;
+		if (j == j1)
+			break;
+		st->udp_q[UDP_SLOT(j)][0] = st->udp_q[UDP_SLOT(j - 1)][0];
+		st->udp_q[UDP_SLOT(j)][1] = st->udp_q[UDP_SLOT(j - 1)][1];
+		st->udp_w[UDP_SLOT(j)] = st->udp_w[UDP_SLOT(j - 1)];
+	}
+	st->udp_q[UDP_SLOT(j1)][0] = a;
+	st->udp_q[UDP_SLOT(j1)][1] = d;
+	st->udp_w[UDP_SLOT(j1)] = w;
+}
+
+/*
+ * Senders' wake-up calls on several CPUs can run in the other order
+ * than their datagrams queued: the oldest stamps are then those of a
+ * datagram still queued, and this recv's come later. Put back here,
+ * where the queue shows it, not at the wake-up, which cannot know
+ * whether a datagram queued ahead of its own is yet to wake the socket.
+ * 0: the oldest stamps are not of a datagram still queued, or this
+ * recv's are among the next UDP_UNSWAP and now the oldest; 1: they are
+ * not there yet (their wake-up call is late).
+ */
+static __always_inline int udp_unswap(const struct sock *sk,
+				      struct ns_sk *st)
+{
+	__u32 h = st->udp_head, w = st->udp_w[UDP_SLOT(h)];
+	int i;
+
+	if (!w || !udp_still_queued(sk, w))
+		return 0;
+	for (i = 1; i < UDP_UNSWAP; i++) {
+		if (h + i == st->udp_tail)
+			return 1;
+		if (!udp_still_queued(sk, st->udp_w[UDP_SLOT(h + i)])) {
+			udp_rotate(st, h, h + i);
+			return 0;
+		}
+	}
+	return 1;
+}
+
 /*
  * UDP: recv took the oldest datagram; its stamps are this message's.
  * A reader on another CPU can take a datagram before its wake-up ran:
@@ -154,6 +206,8 @@ static __always_inline void udp_read(const struct sock *sk, struct ns_sk *st)
 	if (n > left + 1)
 		st->udp_head += n - (left + 1);
 	if (st->udp_tail == st->udp_head)
+		return;
+	if (left && udp_unswap(sk, st))
 		return;
 	q = st->udp_q[UDP_SLOT(st->udp_head)];
 	if (q[0] && q[0] != NO_ARRIVAL) {

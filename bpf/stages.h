@@ -312,6 +312,8 @@ struct ns_sk {
 	 * of several senders add at once: the tail moves atomically.
 	 */
 	unsigned long long udp_q[NS_UDP_QUEUE][2];
+	/* each stamp's datagram: its skb's address (low 32 bits), 0 unknown */
+	unsigned int udp_w[NS_UDP_QUEUE];
 	unsigned int udp_head, udp_tail;
 	unsigned int udp_overflow;	/* lost track: wait for an empty queue */
 	/* what bytes_acked counts besides the stream (the SYN, or 0) */
