@@ -200,8 +200,9 @@ for h in sys.argv[2:]:
         assert f"stage_{s}_p50_us" in kv, (h, s)
     out = dict(l.rstrip("\n").split("=", 1)
                for l in open(f"{d}/{h}/client.out") if "=" in l)
-    # A server's record traced incomplete (rare) has no partner.
-    j, t = int(out["waterfall.transactions"]), int(out["client.trace_transactions"])
+    # A server's record traced incomplete (rare) has no partner; past
+    # --trace-max-records the client's records are a sample.
+    j, t = int(out["waterfall.transactions"]), int(out["waterfall.client_transactions"])
     assert 100 * j >= 99 * t, (h, j, t)
 print(f"{len(stages)} stages merged; each client's records joined")
 PY
