@@ -89,12 +89,14 @@ t_compare_finds_a_known_delay() {
 		"the server's app p50"
 	expect_eq "$(key out server.stage_app_p50_us.judgement)" worse \
 		"longer is worse"
-	# A sanitizer build's spinning and stamping differ run to run in
-	# their own way: there, one make check in four or five found a few
-	# kernel stages beyond noise too (send_call, tcp_tx, softirq_rx, by
-	# 0.1-0.3 us). Its memory is what that build checks here.
+	# The work's CPU is not free to the rest: a few kernel stages can
+	# be beyond noise too, by a fraction of a microsecond (a sanitizer
+	# build's send_call, tcp_tx, softirq_rx by 0.1-0.3 us in one make
+	# check of four or five; a plain build's softirq_rx p99, recv_call,
+	# send_call p99 and tcp_tx by 0.07-0.58 us once in a functional run
+	# in three lanes). Less than 1% of the work, against its 100 us.
 	ldd "$NETSTAGE" | grep -q libasan && only_app=1 || only_app=0
-	python3 - out "$only_app" <<'PY'
+	python3 - out <<'PY'
 import re, sys
 kv = dict(l.rstrip("\n").split("=", 1) for l in open(sys.argv[1]) if "=" in l)
 # The work spins until its end has passed.
@@ -108,7 +110,8 @@ fixed = re.compile(r"^(client|server)\.throughput$")
 beyond = [k[:-len(".verdict")] for k, v in kv.items()
           if k.endswith(".verdict") and v != "level"]
 others = [k for k in beyond if not holds_app.match(k) and not fixed.match(k)]
-assert sys.argv[2] == "1" or not others, [(k, kv[k + ".a"], kv[k + ".b"], kv[k + ".p"]) for k in others]
+moved = [k for k in others if abs(float(kv[k + ".change"])) >= 1]
+assert not moved, [(k, kv[k + ".a"], kv[k + ".b"], kv[k + ".p"]) for k in moved]
 assert int(kv["compare_beyond_noise"]) == len(beyond), beyond
 print("beyond noise:", " ".join(beyond))
 PY
