@@ -1,6 +1,7 @@
 #!/bin/bash
 # What each BPF program costs a run, by the size of the arrivals table
-# (bpf/arrival.bpf.h): a traced tcp_rr, pinned, one flow, run by run
+# (bpf/arrival.bpf.h): a traced tcp_rr (-w: another workload), pinned,
+# one flow, run by run
 # alternating the table's sets (2^bits; NETSTAGE_BENCH_ARRIVAL_SET_BITS)
 # in one invocation. Each run's programs are read from bpf_stats over
 # one second in its middle: run_time_ns / run_cnt per program, and all
@@ -8,7 +9,7 @@
 # throughput as a ratio to the first's.
 #
 #   bench/program-cost.sh [-r ROUNDS] [-b "BITS BITS ..."] [-o OTHER] [-P]
-#                         [-a "ARGS"]
+#                         [-a "ARGS"] [-w WORKLOAD]
 #
 # Default bits "14 10 6": the most (1 MiB, a server's or observe's),
 # 64 KiB, one page (a one-flow run's own choice). -o runs another build
@@ -25,13 +26,15 @@ BITS="14 10 6"
 PIN="taskset -c 0"
 OTHER=
 ARGS=
-while getopts "r:b:o:Pa:" opt; do
+WL=tcp_rr
+while getopts "r:b:o:Pa:w:" opt; do
 	case $opt in
 	r) ROUNDS=$OPTARG ;;
 	b) BITS=$OPTARG ;;
 	o) OTHER=$OPTARG ;;
 	P) PIN="" ;;
 	a) ARGS=$OPTARG ;;
+	w) WL=$OPTARG ;;
 	*) exit 2 ;;
 	esac
 done
@@ -53,7 +56,7 @@ run() {
 	local pid base="$OUT/b$1.r$2" bin=$NS bits=$1
 
 	case $1 in o*) bin=$OTHER bits=${1#o} ;; esac
-	NETSTAGE_BENCH_ARRIVAL_SET_BITS=$bits $PIN $bin tcp_rr --local -l 3 \
+	NETSTAGE_BENCH_ARRIVAL_SET_BITS=$bits $PIN $bin "$WL" --local -l 3 \
 		--trace $ARGS -o throughput > "$base.out" 2> /dev/null &
 	pid=$!
 	sleep 1
