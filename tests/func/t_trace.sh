@@ -1335,6 +1335,12 @@ t_trace_udp_rr_both_sides() {
 	$CHECK_TRACE tr.csv tr.server.csv --results out --apart
 }
 
+# few_mispaired OUT: the udp_rr records a waterfall may leave out as
+# mis-paired: 1 and 1 in 2,000 of the client's (tests/func/check_trace.py).
+few_mispaired() {
+	echo $((1 + $(key "$1" waterfall.client_transactions) / 2000))
+}
+
 t_trace_udp_rr_flows_sharing_a_server_socket() {
 	need_root
 	# Four flows on two server sockets: datagrams of several clients
@@ -1355,9 +1361,10 @@ t_trace_udp_rr_flows_sharing_a_server_socket() {
 		--trace-records=few.csv > few.out 2> few.err
 	expect_eq "$(key few.out waterfall.joined_by)" connection_and_seq \
 		"joined by"
-	# At most the rare arrival stamps two clients' wake-ups swap
-	# (docs/stages.md, udp_rr), outside their window: mis-paired.
-	expect_le "$(key few.out waterfall.mispaired)" 1 "mis-paired"
+	# At most the rare late wake-up's stamps (docs/stages.md, udp_rr),
+	# outside their window: mis-paired; check_trace.py's 1 in 2,000.
+	expect_le "$(key few.out waterfall.mispaired)" \
+		"$(few_mispaired few.out)" "mis-paired"
 	python3 - few.out few.csv few.server.csv <<'PY'
 import csv, sys
 kv = dict(l.rstrip("\n").split("=", 1) for l in open(sys.argv[1]) if "=" in l)
@@ -1376,7 +1383,8 @@ PY
 	# took the next one's port: 149 names twice, 426 mis-paired).
 	ns udp_rr --local -l 2 -q -F 4 -T 2 --trace --trace-sample 10 \
 		--trace-records=sm.csv > sm.out 2> sm.err
-	expect_le "$(key sm.out waterfall.mispaired)" 1 "sampled: mis-paired"
+	expect_le "$(key sm.out waterfall.mispaired)" \
+		"$(few_mispaired sm.out)" "sampled: mis-paired"
 	python3 - sm.server.csv <<'PY'
 import collections, csv, sys
 n = collections.Counter((r["port"], r["seq"])
