@@ -4,7 +4,7 @@
  * (netif_receive_skb), kept by sequence number or skb, and found again
  * where TCP or UDP has the socket.
  * Part of stages.bpf.c, included in this order: config, maps, slots,
- * record, arrival.
+ * record, arrival, udp.
  */
 #ifndef NETSTAGE_ARRIVAL_BPF_H
 #define NETSTAGE_ARRIVAL_BPF_H

@@ -4,7 +4,7 @@
  * with the rest, so the verifier prunes what a run does not use) and
  * while it runs (volatile).
  * Part of stages.bpf.c, included in this order: config, maps, slots,
- * record, arrival.
+ * record, arrival, udp.
  */
 #ifndef NETSTAGE_CONFIG_BPF_H
 #define NETSTAGE_CONFIG_BPF_H

@@ -2,7 +2,7 @@
 /*
  * The maps, and the per-CPU counters every program bumps.
  * Part of stages.bpf.c, included in this order: config, maps, slots,
- * record, arrival.
+ * record, arrival, udp.
  */
 #ifndef NETSTAGE_MAPS_BPF_H
 #define NETSTAGE_MAPS_BPF_H

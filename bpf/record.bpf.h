@@ -3,7 +3,7 @@
  * A transaction's record handed to the worker that owns the socket: by
  * ring, or lean, into the flow's slot of the mapped `krecs`.
  * Part of stages.bpf.c, included in this order: config, maps, slots,
- * record, arrival.
+ * record, arrival, udp.
  */
 #ifndef NETSTAGE_RECORD_BPF_H
 #define NETSTAGE_RECORD_BPF_H

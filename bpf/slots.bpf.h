@@ -4,7 +4,7 @@
  * each one's stamps live in its socket's storage, and the kernel stages
  * measured from them.
  * Part of stages.bpf.c, included in this order: config, maps, slots,
- * record, arrival.
+ * record, arrival, udp.
  */
 #ifndef NETSTAGE_SLOTS_BPF_H
 #define NETSTAGE_SLOTS_BPF_H
@@ -154,6 +154,25 @@ __noinline int account(struct ns_sk *st, __u32 m)
 	}
 	count(st, 0);
 	return 0;
+}
+
+/*
+ * The message a recv or a send of the socket is part of. UDP pairs a
+ * response with its request by turn, not by counting each way: a lost
+ * request has no response, and the next one's must not take its slot.
+ */
+static __always_inline __u32 rx_msg(const struct ns_sk *st)
+{
+	if (NS_IS_UDP(side) && !NS_IS_SERVER(st->side))
+		return st->tx_msgs - 1;
+	return st->rx_msgs;
+}
+
+static __always_inline __u32 tx_msg(const struct ns_sk *st)
+{
+	if (NS_IS_UDP(side) && NS_IS_SERVER(st->side))
+		return st->rx_msgs - 1;
+	return st->tx_msgs;
 }
 
 #endif

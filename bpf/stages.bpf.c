@@ -33,6 +33,7 @@ char LICENSE[] SEC("license") = "GPL";
 #include "slots.bpf.h"
 #include "record.bpf.h"
 #include "arrival.bpf.h"
+#include "udp.bpf.h"
 
 /* Every packet of the machine: the clock first. */
 SEC("tp_btf/netif_receive_skb")
@@ -73,149 +74,6 @@ static __always_inline struct ns_sk *new_storage(const struct sock *sk,
 	st->worker = NS_IS_OBS(side) ? 0 : NS_NO_WORKER;
 	st->flow_id = NS_IS_OBS(side) ? st->port : NS_NO_FLOW;
 	return st;
-}
-
-/* A UDP stamp slot: 0 is not written yet; NO_ARRIVAL, arrival unseen. */
-#define NO_ARRIVAL (~0ULL)
-#define UDP_SLOT(i) ((i) & (NS_UDP_QUEUE - 1))
-
-/*
- * UDP wakes its socket once per datagram queued, right after queueing
- * it: the queue's tail is that datagram. Its arrival and this wake-up
- * join the socket's queue of stamps.
- */
-static __always_inline int udp_ready(const struct sock *sk, struct ns_sk *st,
-				     __u64 now)
-{
-	__u32 i, w;
-	__u64 arrival = udp_arrival(sk, now, &w);
-
-	if (!arrival)
-		arrival = NO_ARRIVAL;
-	if (st->udp_overflow)
-		return 0;
-	i = __sync_fetch_and_add(&st->udp_tail, 1);
-	if (i - st->udp_head >= NS_UDP_QUEUE) {
-		st->udp_overflow = 1;
-		return 0;
-	}
-	st->udp_w[UDP_SLOT(i)] = w;
-	st->udp_q[UDP_SLOT(i)][1] = now;
-	st->udp_q[UDP_SLOT(i)][0] = arrival;
-	return 0;
-}
-
-/* Datagrams a UDP socket still has queued for recv. */
-static __always_inline __u32 udp_queued(const struct sock *sk)
-{
-	return sk->sk_receive_queue.qlen +
-	       BPF_CORE_READ((struct udp_sock *)sk, reader_queue.qlen);
-}
-
-/*
- * The message a recv or a send of the socket is part of. UDP pairs a
- * response with its request by turn, not by counting each way: a lost
- * request has no response, and the next one's must not take its slot.
- */
-static __always_inline __u32 rx_msg(const struct ns_sk *st)
-{
-	if (NS_IS_UDP(side) && !NS_IS_SERVER(st->side))
-		return st->tx_msgs - 1;
-	return st->rx_msgs;
-}
-
-static __always_inline __u32 tx_msg(const struct ns_sk *st)
-{
-	if (NS_IS_UDP(side) && NS_IS_SERVER(st->side))
-		return st->rx_msgs - 1;
-	return st->tx_msgs;
-}
-
-#define UDP_UNSWAP 4
-
-/* Stamps j1 to j2 of the socket's queue: j2's now j1's, and the rest one on. */
-static __always_inline void udp_rotate(struct ns_sk *st, __u32 j1, __u32 j2)
-{
-	__u64 a = st->udp_q[UDP_SLOT(j2)][0], d = st->udp_q[UDP_SLOT(j2)][1];
-	__u32 w = st->udp_w[UDP_SLOT(j2)], j;
-	int i;
-
-	for (i = 0; i < UDP_UNSWAP; i++) {
-		j = j2 - i;
-		if (j == j1)
-			break;
-		st->udp_q[UDP_SLOT(j)][0] = st->udp_q[UDP_SLOT(j - 1)][0];
-		st->udp_q[UDP_SLOT(j)][1] = st->udp_q[UDP_SLOT(j - 1)][1];
-		st->udp_w[UDP_SLOT(j)] = st->udp_w[UDP_SLOT(j - 1)];
-	}
-	st->udp_q[UDP_SLOT(j1)][0] = a;
-	st->udp_q[UDP_SLOT(j1)][1] = d;
-	st->udp_w[UDP_SLOT(j1)] = w;
-}
-
-/*
- * Senders' wake-up calls on several CPUs can run in the other order
- * than their datagrams queued: the oldest stamps are then those of a
- * datagram still queued, and this recv's come later. Put back here,
- * where the queue shows it, not at the wake-up, which cannot know
- * whether a datagram queued ahead of its own is yet to wake the socket.
- * 0: the oldest stamps are not of a datagram still queued, or this
- * recv's are among the next UDP_UNSWAP and now the oldest; 1: they are
- * not there yet (their wake-up call is late).
- */
-static __always_inline int udp_unswap(const struct sock *sk,
-				      struct ns_sk *st)
-{
-	__u32 h = st->udp_head, w = st->udp_w[UDP_SLOT(h)];
-	int i;
-
-	if (!w || !udp_still_queued(sk, w))
-		return 0;
-	for (i = 1; i < UDP_UNSWAP; i++) {
-		if (h + i == st->udp_tail)
-			return 1;
-		if (!udp_still_queued(sk, st->udp_w[UDP_SLOT(h + i)])) {
-			udp_rotate(st, h, h + i);
-			return 0;
-		}
-	}
-	return 1;
-}
-
-/*
- * UDP: recv took the oldest datagram; its stamps are this message's.
- * A reader on another CPU can take a datagram before its wake-up ran:
- * that transaction goes without, and the stamps added late are found
- * stale here, as more than the datagrams left can account for.
- */
-static __always_inline void udp_read(const struct sock *sk, struct ns_sk *st)
-{
-	__u32 left = udp_queued(sk), n;
-	__u64 *sl = slot(st, rx_msg(st)), *q;
-
-	sl[NS_K_NETIF_RX] = sl[NS_K_DATA_READY] = 0;
-	if (st->udp_overflow) {
-		if (!left) {
-			st->udp_head = st->udp_tail;
-			st->udp_overflow = 0;
-		}
-		return;
-	}
-	/* The oldest of more stamps than datagrams left are stale. */
-	n = st->udp_tail - st->udp_head;
-	if (n > left + 1)
-		st->udp_head += n - (left + 1);
-	if (st->udp_tail == st->udp_head)
-		return;
-	if (left && udp_unswap(sk, st))
-		return;
-	q = st->udp_q[UDP_SLOT(st->udp_head)];
-	if (q[0] && q[0] != NO_ARRIVAL) {
-		sl[NS_K_NETIF_RX] = q[0];
-		sl[NS_K_DATA_READY] = q[1];
-	}
-	q[0] = q[1] = 0;
-	st->udp_head++;
 }
 
 /*
@@ -1109,24 +967,6 @@ static __always_inline void obs_xmit(const struct sk_buff *skb,
 	c.now = bpf_ktime_get_ns();
 	c.first = first;
 	bpf_loop(n < NS_SLOTS ? n : NS_SLOTS, obs_stamp_one, &c, 0);
-}
-
-/*
- * UDP: the datagram's first hand-off (a fragmented one has several). A
- * slot whose send had returned is a lost request's: start it afresh.
- */
-static __always_inline void udp_xmit(struct ns_sk *st, __u64 now)
-{
-	__u64 *sl = slot(st, tx_msg(st));
-	int i;
-
-	/* --trace-sample: a message not timed leaves no stamp to go stale. */
-	if (!sampled(tx_msg(st)))
-		return;
-	if (sl[NS_K_SEND_RET])
-		for (i = 0; i < NS_K_COUNT; i++)
-			sl[i] = 0;
-	stamp_once(sl, NS_K_DEV_XMIT, now);
 }
 
 /*
