@@ -470,11 +470,11 @@ static __always_inline int udp_still_queued(const struct sock *sk, __u32 w)
  * queue is empty (a reader took the datagram before this call); else
  * the queue's tail (a batch received as a list, where every arrival
  * comes before the first delivery). *w: the datagram's skb (low 32
- * bits of its address), 0 not known. Without the arrival hook, the
- * tail's own receive stamp.
+ * bits of its address), 0 not known; *gone: it is on neither queue, a
+ * recv has it. Without the arrival hook, the tail's own receive stamp.
  */
 static __always_inline __u64 udp_arrival(const struct sock *sk, __u64 now,
-					 __u32 *w)
+					 __u32 *w, int *gone)
 {
 	const struct sk_buff *tail =
 		ro_cast(sk, struct sock)->sk_receive_queue.prev;
@@ -483,16 +483,20 @@ static __always_inline __u64 udp_arrival(const struct sock *sk, __u64 now,
 	__s64 s;
 
 	*w = sk->sk_receive_queue.qlen ? low32(tail) : 0;
+	*gone = 0;
 	if (!arrival_hook) {
 		s = tail->tstamp;
 		return s > real_offset ? s - real_offset : 0;
 	}
 	u = bpf_map_lookup_elem(&udp_cpu, &k);
-	if (u && u->w && u->dport == bpf_htons(sk->__sk_common.skc_num) &&
-	    (!sk->sk_receive_queue.qlen || udp_still_queued(sk, u->w))) {
-		*w = u->w;
-		u->w = 0;
-		return udp_arrival_of(*w, now);
+	if (u && u->w && u->dport == bpf_htons(sk->__sk_common.skc_num)) {
+		*gone = !udp_still_queued(sk, u->w);
+		if (!*gone || !sk->sk_receive_queue.qlen) {
+			*w = u->w;
+			u->w = 0;
+			return udp_arrival_of(*w, now);
+		}
+		*gone = 0;
 	}
 	return udp_arrival_of(low32(tail), now);
 }

@@ -316,6 +316,7 @@ struct ns_sk {
 	unsigned int udp_w[NS_UDP_QUEUE];
 	unsigned int udp_head, udp_tail;
 	unsigned int udp_overflow;	/* lost track: wait for an empty queue */
+	unsigned int udp_late;		/* recvs whose stamps are yet to come */
 	/* what bytes_acked counts besides the stream (the SYN, or 0) */
 	unsigned int tx_adj;
 	/* observe: bytes_received as the response began */

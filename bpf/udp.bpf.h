@@ -12,17 +12,43 @@
 #define NO_ARRIVAL (~0ULL)
 #define UDP_SLOT(i) ((i) & (NS_UDP_QUEUE - 1))
 
+/* recvs that went without stamps, whose wake-up calls are yet to come */
+#define UDP_LATE_MAX 4
+
+static __always_inline void udp_late_add(struct ns_sk *st)
+{
+	if (st->udp_late < UDP_LATE_MAX)
+		__sync_fetch_and_add(&st->udp_late, 1);
+}
+
+/* Is a wake-up call whose datagram a recv has already taken late? */
+static __always_inline int udp_late_take(struct ns_sk *st)
+{
+	if (!st->udp_late)
+		return 0;
+	if (__sync_fetch_and_sub(&st->udp_late, 1))
+		return 1;
+	__sync_fetch_and_add(&st->udp_late, 1);
+	return 0;
+}
+
 /*
  * UDP wakes its socket once per datagram queued, right after queueing
  * it: the queue's tail is that datagram. Its arrival and this wake-up
- * join the socket's queue of stamps.
+ * join the socket's queue of stamps. A call that finds its datagram
+ * already taken is late if a recv went without stamps (held up, on a
+ * busy host): its stamps go, not to the next datagram read. Else it is
+ * the recv's that has taken it and is on its way to its tracepoint.
  */
 static __always_inline int udp_ready(const struct sock *sk, struct ns_sk *st,
 				     __u64 now)
 {
 	__u32 i, w;
-	__u64 arrival = udp_arrival(sk, now, &w);
+	int gone;
+	__u64 arrival = udp_arrival(sk, now, &w, &gone);
 
+	if (gone && udp_late_take(st))
+		return 0;
 	if (!arrival)
 		arrival = NO_ARRIVAL;
 	if (st->udp_overflow)
@@ -99,8 +125,9 @@ static __always_inline int udp_unswap(const struct sock *sk,
 /*
  * UDP: recv took the oldest datagram; its stamps are this message's.
  * A reader on another CPU can take a datagram before its wake-up ran:
- * that transaction goes without, and the stamps added late are found
- * stale here, as more than the datagrams left can account for.
+ * that transaction goes without, and so do the stamps the call adds
+ * late (udp_ready()), or they are found stale here, as more than the
+ * datagrams left can account for.
  */
 static __always_inline void udp_read(const struct sock *sk, struct ns_sk *st)
 {
@@ -119,10 +146,10 @@ static __always_inline void udp_read(const struct sock *sk, struct ns_sk *st)
 	n = st->udp_tail - st->udp_head;
 	if (n > left + 1)
 		st->udp_head += n - (left + 1);
-	if (st->udp_tail == st->udp_head)
+	if (st->udp_tail == st->udp_head || (left && udp_unswap(sk, st))) {
+		udp_late_add(st);
 		return;
-	if (left && udp_unswap(sk, st))
-		return;
+	}
 	q = st->udp_q[UDP_SLOT(st->udp_head)];
 	if (q[0] && q[0] != NO_ARRIVAL) {
 		sl[NS_K_NETIF_RX] = q[0];
