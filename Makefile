@@ -132,10 +132,12 @@ $(BUILD)/netstage: $(OBJS)
 $(WORKLOADS:%=$(BUILD)/%): $(BUILD)/netstage
 	$(Q)ln -sf netstage $@
 
+# Sources and objects only: a test's .d names the headers it read (the
+# skeleton among them), which are prerequisites, not inputs.
 $(BUILD)/tests/t_%: tests/unit/t_%.c $(LIB_OBJS)
 	@mkdir -p $(@D)
-	$(call msg,TEST,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ \
-		$(LDLIBS) -lcmocka
+	$(call msg,TEST,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ \
+		$(filter %.c %.o,$^) $(LDLIBS) -lcmocka
 
 # bench/overhead.sh's reference floor: empty programs on the hooks,
 # loaded by a process of their own (bench/bare-hooks.c).

@@ -38,48 +38,6 @@ static int libbpf_log(enum libbpf_print_level level, const char *fmt,
 }
 
 
-/*
- * Records of tcp_rr can go without the recv and send length hooks
- * (bpf/stages.bpf.c, `lean`) where nothing else needs them.
- * NETSTAGE_BENCH_FULL_HOOKS=1 keeps them, for bench/overhead.sh.
- */
-static int can_be_lean(const struct tracer *t, const struct tracer_cfg *cfg)
-{
-	/* hist: a client that sends on its own clock reads unseen. */
-	return !(cfg->hist_mode && cfg->open_loop) && !t->sched &&
-	       !NS_IS_OBS(t->side) &&
-	       !NS_IS_UDP(t->side) && !NS_IS_CRR(t->side) &&
-	       !getenv("NETSTAGE_BENCH_FULL_HOOKS");
-}
-
-/*
- * Lean: the flows an end keeps stamps (hist) or records (records) for
- * in the maps BPF and the workers share. A server does not know its
- * clients' flows when it loads.
- */
-static uint32_t wcap(const struct tracer *t, const struct tracer_cfg *cfg)
-{
-	if (!t->lean)
-		return 0;
-	return cfg->flows ? cfg->flows : NS_FLOWS_UNKNOWN;
-}
-
-/*
- * Lean records: a flow's slots, more than the messages it can have in
- * flight (a worker reads message m's before m + slots can be written),
- * a power of two.
- */
-static uint32_t kslots(const struct tracer *t, const struct tracer_cfg *cfg)
-{
-	uint32_t n = 2;
-
-	if (!t->lean || cfg->hist_mode)
-		return 0;
-	while (n <= cfg->inflight)
-		n *= 2;
-	return n;
-}
-
 /* Map m, of values `size` bytes, into this process (and those it forks). */
 static void *map_shared(struct bpf_map *m, size_t size, size_t *mapped,
 			char *why, size_t len)
@@ -102,8 +60,8 @@ static void *map_shared(struct bpf_map *m, size_t size, size_t *mapped,
 static int map_flows(struct tracer *t, const struct tracer_cfg *cfg,
 		     char *why, size_t len)
 {
-	t->wcap = wcap(t, cfg);
-	t->kslots = kslots(t, cfg);
+	t->wcap = tracer_wcap(t, cfg);
+	t->kslots = tracer_kslots(t, cfg);
 	if (t->wcap && cfg->hist_mode &&
 	    !(t->wbase = map_shared(t->skel->maps.wstamps,
 				    sizeof(struct ns_wstamp), &t->wmapped,
@@ -115,21 +73,6 @@ static int map_flows(struct tracer *t, const struct tracer_cfg *cfg,
 				    why, len)))
 		return -1;
 	return 0;
-}
-
-/*
- * A worker's ring. observe's one ring holds a busy server's records
- * while its reader is off CPU: 4 MiB, about 20,000 records of 208
- * bytes, 0.19 s of memcached at the most this machine makes (105,000
- * gets a second) and 19 of observe's reads 10 ms apart. Not more: the
- * record is written where the ring's writer has come to, and a larger
- * ring is less often cached (16 MiB cost memcached's read 0.18 us more
- * a request here). The kernel lets a ring in the outer map differ in
- * size from the BPF object's template (Linux 5.10).
- */
-static uint32_t ring_bytes(const struct tracer *t)
-{
-	return NS_IS_OBS(t->side) ? NS_OBS_RING_BYTES : NS_RING_BYTES;
 }
 
 /*
@@ -156,55 +99,6 @@ static void share_rx_clock(struct stages_bpf *skel)
 	    info.max_entries == bpf_map__max_entries(m))
 		bpf_map__reuse_fd(m, fd);
 	close(fd);
-}
-
-static uint32_t clamp_bits(int bits)
-{
-	if (bits < NS_ARRIVAL_SET_BITS_MIN)
-		return NS_ARRIVAL_SET_BITS_MIN;
-	return bits > NS_ARRIVAL_SET_BITS_MAX ? NS_ARRIVAL_SET_BITS_MAX : bits;
-}
-
-/*
- * The arrivals table's sets (bpf/arrival.bpf.h): one, four entries, for
- * each packet of the messages that can be in flight, so that a packet's
- * entry outlives the others that come before its socket takes it (1,000
- * flows on both ends lost none in 280,000 with 1,024 sets, at most 2
- * with 256); 4,096 sets when the flows are not known (observe; a
- * server knows its clients' from their HELLOs). A smaller table is
- * cheaper: its lines stay cached.
- */
-static uint32_t arrival_set_bits(const struct tracer_cfg *cfg)
-{
-	uint32_t size = cfg->rx_size > cfg->tx_size ? cfg->rx_size
-						     : cfg->tx_size;
-	uint32_t flows = cfg->flows ? cfg->flows : cfg->peer_flows;
-	/* Packets a message, at 1,448 bytes (a veth's without GRO). */
-	uint64_t want = (uint64_t)flows * (cfg->inflight + 1) *
-			(cfg->both_ends ? 2 : 1) * (1 + size / 1448);
-	uint32_t bits = NS_ARRIVAL_SET_BITS_MIN;
-	const char *bench = getenv("NETSTAGE_BENCH_ARRIVAL_SET_BITS");
-
-	/* bench/program-cost.sh: the table's cost by its size. */
-	if (bench)
-		return clamp_bits(atoi(bench));
-	if (!flows)
-		return NS_ARRIVAL_SET_BITS_UNKNOWN;
-	while (bits < NS_ARRIVAL_SET_BITS_MAX && (1ull << bits) < want)
-		bits++;
-	return bits;
-}
-
-/*
- * The most messages a socket has in flight each way (bpf's `batch`):
- * a client's own; its server's from the client's HELLO (--local: the
- * same options). observe does not know its server's clients.
- */
-static uint32_t batch_of(const struct tracer *t, const struct tracer_cfg *cfg)
-{
-	if (NS_IS_OBS(t->side) || cfg->inflight > NS_SLOTS)
-		return NS_SLOTS;
-	return cfg->inflight;
 }
 
 /* Is hook i's program loaded and attached? Lean mode has no length hooks. */
@@ -250,16 +144,16 @@ static struct stages_bpf *open_with(const struct tracer *t,
 	skel->rodata->lean = t->lean;
 	skel->rodata->arrival_hook = !t->missing[NS_P_ARRIVAL];
 	skel->rodata->retrans_err = t->retrans_err;
-	skel->rodata->arrival_set_bits = arrival_set_bits(cfg);
+	skel->rodata->arrival_set_bits = tracer_arrival_set_bits(cfg);
 	bpf_map__set_max_entries(skel->maps.arrivals,
 				 1u << skel->rodata->arrival_set_bits);
-	if (wcap(t, cfg) && cfg->hist_mode)
-		bpf_map__set_max_entries(skel->maps.wstamps, wcap(t, cfg) *
+	if (tracer_wcap(t, cfg) && cfg->hist_mode)
+		bpf_map__set_max_entries(skel->maps.wstamps, tracer_wcap(t, cfg) *
 					 (cfg->both_ends ? 2 : 1));
-	if (kslots(t, cfg)) {
-		skel->rodata->krec_mask = kslots(t, cfg) - 1;
-		bpf_map__set_max_entries(skel->maps.krecs, wcap(t, cfg) *
-					 kslots(t, cfg) *
+	if (tracer_kslots(t, cfg)) {
+		skel->rodata->krec_mask = tracer_kslots(t, cfg) - 1;
+		bpf_map__set_max_entries(skel->maps.krecs, tracer_wcap(t, cfg) *
+					 tracer_kslots(t, cfg) *
 					 (cfg->both_ends ? 2 : 1));
 	}
 	/* bench/overhead.sh: the cost of entering the programs alone. */
@@ -330,7 +224,7 @@ static int make_rings(struct tracer *t, int nrings, char *why, size_t len)
 
 	for (i = 0; i < nrings; i++) {
 		t->ring_fd[i] = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "ns_ring",
-					       0, 0, ring_bytes(t), NULL);
+					       0, 0, tracer_ring_bytes(t), NULL);
 		if (t->ring_fd[i] < 0 ||
 		    bpf_map_update_elem(outer, &i, &t->ring_fd[i], BPF_ANY)) {
 			snprintf(why, len, "tracing off: ring buffer: %s",
@@ -467,8 +361,8 @@ struct tracer *tracer_open(const struct tracer_cfg *cfg, char *why,
 	}
 	if (tracer_find_missing(t, why, len))
 		goto fail;
-	t->lean = can_be_lean(t, cfg);
-	t->batch = batch_of(t, cfg);
+	t->lean = tracer_can_be_lean(t, cfg);
+	t->batch = tracer_batch_of(t, cfg);
 	t->skel = open_tries(t, cfg, &fentry, &err);
 	if (!t->skel) {
 		snprintf(why, len, "tracing off: %s", load_reason(err));

@@ -1,7 +1,8 @@
 /*
- * Inside the tracer (tracer.c opens and closes it, tracer_calib.c
- * measures what a program run costs, tracer_read.c reads its maps):
- * the state the three share. Everything else reads tracer.h.
+ * Inside the tracer (tracer.c opens and closes it, tracer_size.c sizes
+ * its maps, tracer_calib.c measures what a program run costs,
+ * tracer_read.c reads its maps): the state they share. Everything else
+ * reads tracer.h.
  */
 #ifndef NETSTAGE_TRACER_INT_H
 #define NETSTAGE_TRACER_INT_H
@@ -50,6 +51,15 @@ extern const struct hook tracer_hook_table[NS_P_COUNT];
 /* Does this side (and --trace-sched) use hook h? */
 int tracer_hook_used(const struct hook *h, enum ns_side side, int sched);
 struct tracer;
+struct tracer_cfg;
+/* Sizes and choices made from the configuration (tracer_size.c). */
+int tracer_can_be_lean(const struct tracer *t, const struct tracer_cfg *cfg);
+uint32_t tracer_wcap(const struct tracer *t, const struct tracer_cfg *cfg);
+uint32_t tracer_kslots(const struct tracer *t, const struct tracer_cfg *cfg);
+uint32_t tracer_ring_bytes(const struct tracer *t);
+uint32_t tracer_arrival_set_bits(const struct tracer_cfg *cfg);
+uint32_t tracer_batch_of(const struct tracer *t,
+			 const struct tracer_cfg *cfg);
 /* Hook h's fentry (or tracepoint) program for tracer t, or NULL. */
 struct bpf_program *tracer_hook_prog(const struct bpf_object *obj,
 				     const struct hook *h,
