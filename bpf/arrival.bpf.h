@@ -480,6 +480,7 @@ static __always_inline __u64 udp_arrival(const struct sock *sk, __u64 now,
 		ro_cast(sk, struct sock)->sk_receive_queue.prev;
 	struct udp_cpu *u;
 	__u32 k = 0;
+	int queued;
 	__s64 s;
 
 	*w = sk->sk_receive_queue.qlen ? low32(tail) : 0;
@@ -490,13 +491,13 @@ static __always_inline __u64 udp_arrival(const struct sock *sk, __u64 now,
 	}
 	u = bpf_map_lookup_elem(&udp_cpu, &k);
 	if (u && u->w && u->dport == bpf_htons(sk->__sk_common.skc_num)) {
-		*gone = !udp_still_queued(sk, u->w);
-		if (!*gone || !sk->sk_receive_queue.qlen) {
+		queued = udp_still_queued(sk, u->w);
+		if (queued || !sk->sk_receive_queue.qlen) {
 			*w = u->w;
+			*gone = !queued;
 			u->w = 0;
 			return udp_arrival_of(*w, now);
 		}
-		*gone = 0;
 	}
 	return udp_arrival_of(low32(tail), now);
 }

@@ -117,6 +117,7 @@ static struct stages_bpf *open_with(const struct tracer *t,
 				    int fentry, int *err)
 {
 	struct stages_bpf *skel = stages_bpf__open();
+	uint32_t wcap = tracer_wcap(t, cfg), kslots = tracer_kslots(t, cfg);
 	struct bpf_program *p;
 	size_t i;
 
@@ -147,13 +148,12 @@ static struct stages_bpf *open_with(const struct tracer *t,
 	skel->rodata->arrival_set_bits = tracer_arrival_set_bits(cfg);
 	bpf_map__set_max_entries(skel->maps.arrivals,
 				 1u << skel->rodata->arrival_set_bits);
-	if (tracer_wcap(t, cfg) && cfg->hist_mode)
-		bpf_map__set_max_entries(skel->maps.wstamps, tracer_wcap(t, cfg) *
-					 (cfg->both_ends ? 2 : 1));
-	if (tracer_kslots(t, cfg)) {
-		skel->rodata->krec_mask = tracer_kslots(t, cfg) - 1;
-		bpf_map__set_max_entries(skel->maps.krecs, tracer_wcap(t, cfg) *
-					 tracer_kslots(t, cfg) *
+	if (wcap && cfg->hist_mode)
+		bpf_map__set_max_entries(skel->maps.wstamps,
+					 wcap * (cfg->both_ends ? 2 : 1));
+	if (kslots) {
+		skel->rodata->krec_mask = kslots - 1;
+		bpf_map__set_max_entries(skel->maps.krecs, wcap * kslots *
 					 (cfg->both_ends ? 2 : 1));
 	}
 	/* bench/overhead.sh: the cost of entering the programs alone. */
